@@ -1,0 +1,12 @@
+"""``python3 -m tools <command>``: enter the project's virtual environment, then run the CLI."""
+
+import sys
+
+from tools import bootstrap
+
+if not bootstrap.inside_venv():
+    bootstrap.reexec_in_venv(sys.argv[1:])
+
+from tools.cli import main
+
+sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,44 @@
+"""Facts about the build that every output shares: where the repo is, and what time it is "now".
+
+The build time is the time of the source, not of the clock: ``SOURCE_DATE_EPOCH`` when set
+(the reproducible-builds convention), else the last commit's time. Anki updates an imported note
+only when the incoming modification time is newer, so a per-commit time both updates learners'
+notes after a new commit and keeps two builds of one commit byte-identical.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+DECK_NAME = "Contributing to Open-Source ML"
+DECK_FILE = "downloads/contributing-to-open-source-ml.apkg"
+STRICT_RESULTS_ENV = "COURSE_STRICT_RESULTS"
+
+
+def source_date_epoch(root: Path = ROOT) -> int:
+    """Seconds since the epoch that stand for this version of the sources."""
+    if os.environ.get("SOURCE_DATE_EPOCH"):
+        return int(os.environ["SOURCE_DATE_EPOCH"])
+    try:
+        out = subprocess.run(
+            ["git", "log", "-1", "--format=%ct"],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+        if out:
+            return int(out)
+    except (OSError, subprocess.CalledProcessError):
+        pass
+    # Not a git checkout (e.g. an unpacked tarball): the newest course source stands in.
+    sources = [*(root / "docs").rglob("*.md"), *(root / "deck").rglob("*")]
+    return int(max(path.stat().st_mtime for path in sources))
+
+
+def strict_results() -> bool:
+    """Whether stale benchmark results are an error (the publishing workflow sets this)."""
+    return os.environ.get(STRICT_RESULTS_ENV, "") not in ("", "0")

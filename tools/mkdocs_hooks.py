@@ -1,0 +1,51 @@
+"""The one file that knows MkDocs: it hands MkDocs' events to the plain-Python course engine.
+
+- ``on_config``: parse and check the whole course before MkDocs touches ``site/``; any problem
+  stops the build with every ``path:line: message`` and nothing already built is lost.
+- ``on_page_markdown``: replace flashcards, quizzes and benchmark embeds by their HTML.
+- ``on_page_content``: turn the math that pymdownx.arithmatex marks into MathML (no JS, no network).
+- ``on_post_build``: write the Anki deck into the built site, for the download links.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from mkdocs.exceptions import PluginError
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # MkDocs loads hooks by path
+
+from tools import buildinfo, course_check, deck, render, site
+
+_course = None
+
+
+def on_config(config):
+    global _course
+    _course = course_check.load_checked_course(buildinfo.ROOT)
+    if _course.errors:
+        raise PluginError("the course sources have problems:\n" + course_check.report(_course))
+    return config
+
+
+def on_page_markdown(markdown, page, config, files):
+    course_page = _course.page(page.file.src_uri) if _course else None
+    if course_page is None:
+        return markdown
+    return site.render_page(
+        course_page, markdown, root=buildinfo.ROOT, strict_results=buildinfo.strict_results()
+    )
+
+
+def on_page_content(html, page, config, files):
+    return render.mathml_in_html(html)
+
+
+def on_post_build(config):
+    deck.write_deck(
+        _course,
+        Path(config["site_dir"]) / buildinfo.DECK_FILE,
+        site_url=config["site_url"] or "",
+        timestamp=buildinfo.source_date_epoch(),
+    )

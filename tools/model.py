@@ -1,0 +1,208 @@
+"""The course model: what the parser finds in the Markdown sources, and nothing about rendering.
+
+Every item keeps the file and line it came from, so that any renderer or check can point a
+course author at the exact place to fix. Items are immutable; the parser builds them once and
+every renderer (site, deck, check) reads the same objects, so site and deck cannot disagree.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, field
+
+LANGUAGES = {"en": "English", "ur": "اردو"}
+
+# Arabic-script blocks (Urdu is written in them): Arabic, Arabic Supplement, Arabic Extended-A,
+# and the two presentation-form blocks.
+_ARABIC_SCRIPT = re.compile("[\u0600-\u06ff\u0750-\u077f\u08a0-\u08ff\ufb50-\ufdff\ufe70-\ufeff]")
+
+
+def script_lang(text: str) -> str:
+    """The language a piece of course text is in: ``ur`` if it holds Arabic script, else ``en``.
+
+    Direction is decided from the script, not from the first strong character, because Anki's and
+    the browser's ``dir="auto"`` read an Urdu line that starts with "PyTorch" as left-to-right.
+    """
+    return "ur" if _ARABIC_SCRIPT.search(text) else "en"
+
+
+def normalize(text: str) -> str:
+    """Case- and whitespace-insensitive form of a question, used for identity and duplicates."""
+    return " ".join(text.casefold().split())
+
+
+@dataclass(frozen=True, order=True)
+class Location:
+    """A place in a source file: ``path`` relative to the repository root, ``line`` 1-based."""
+
+    path: str
+    line: int
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}"
+
+
+class CourseError(Exception):
+    """A problem in the course sources, printed as ``path:line: message``."""
+
+    def __init__(self, location: Location, message: str) -> None:
+        super().__init__(f"{location}: {message}")
+        self.location = location
+        self.message = message
+
+
+@dataclass(frozen=True)
+class Card:
+    """A flashcard: one ``Question ::: Answer`` line. Sides are Markdown source text."""
+
+    front: str
+    back: str
+    location: Location
+    explicit_id: str | None = None
+
+    @property
+    def key(self) -> str:
+        """Stable identity: the explicit id, else the normalized question."""
+        return self.explicit_id or normalize(self.front)
+
+    @property
+    def anchor(self) -> str:
+        return self.explicit_id or "card-" + _short_hash(normalize(self.front))
+
+    @property
+    def lang(self) -> str:
+        return script_lang(self.front + self.back)
+
+
+@dataclass(frozen=True)
+class Option:
+    text: str
+    correct: bool
+    location: Location
+
+    @property
+    def lang(self) -> str:
+        return script_lang(self.text)
+
+
+@dataclass(frozen=True)
+class Question:
+    """One single-choice question of a quiz. Prompt, options and explanation are Markdown."""
+
+    prompt: str
+    options: tuple[Option, ...]
+    explanation: str
+    location: Location
+    explicit_id: str | None = None
+
+    @property
+    def key(self) -> str:
+        return self.explicit_id or normalize(self.prompt)
+
+    @property
+    def anchor(self) -> str:
+        return self.explicit_id or "q-" + _short_hash(normalize(self.prompt))
+
+    @property
+    def answer(self) -> int:
+        """Index of the correct option (the parser guarantees there is exactly one)."""
+        return next(i for i, option in enumerate(self.options) if option.correct)
+
+    @property
+    def lang(self) -> str:
+        return script_lang(self.prompt)
+
+
+@dataclass(frozen=True)
+class Quiz:
+    quiz_id: str
+    title: str
+    lang: str
+    questions: tuple[Question, ...]
+    location: Location
+
+
+@dataclass(frozen=True)
+class CardGroup:
+    """A paragraph made of flashcard lines; the site shows it as one block of cards."""
+
+    cards: tuple[Card, ...]
+    location: Location
+
+
+@dataclass(frozen=True)
+class Embed:
+    """A ``::: name args`` directive whose content a renderer produces (e.g. a benchmark table)."""
+
+    name: str
+    args: tuple[str, ...]
+    location: Location
+
+
+@dataclass(frozen=True)
+class ConsoleExample:
+    """A ``console`` fence showing ``$ command`` and the output the page claims it prints."""
+
+    command: str
+    output: str
+    location: Location
+
+
+Block = CardGroup | Quiz | Embed
+
+
+@dataclass(frozen=True)
+class Span:
+    """Lines ``start`` (inclusive) to ``end`` (exclusive), 0-based, that a block replaces."""
+
+    start: int
+    end: int
+
+
+@dataclass
+class Page:
+    """One Markdown source file and the course items found in it, in source order."""
+
+    path: str  # relative to the repository root, e.g. "docs/lessons/01-x.md"
+    docs_path: str  # relative to docs/, as MkDocs names the page
+    title: str
+    blocks: list[tuple[Span, Block]] = field(default_factory=list)
+    examples: list[ConsoleExample] = field(default_factory=list)
+
+    @property
+    def slug(self) -> str:
+        return self.docs_path.rsplit("/", 1)[-1].removesuffix(".md")
+
+    @property
+    def cards(self) -> list[Card]:
+        return [card for _, b in self.blocks if isinstance(b, CardGroup) for card in b.cards]
+
+    @property
+    def quizzes(self) -> list[Quiz]:
+        return [b for _, b in self.blocks if isinstance(b, Quiz)]
+
+    @property
+    def embeds(self) -> list[Embed]:
+        return [b for _, b in self.blocks if isinstance(b, Embed)]
+
+
+@dataclass
+class Course:
+    pages: list[Page]
+    errors: list[CourseError]
+
+    def page(self, docs_path: str) -> Page | None:
+        return next((p for p in self.pages if p.docs_path == docs_path), None)
+
+    @property
+    def cards(self) -> list[Card]:
+        return [card for page in self.pages for card in page.cards]
+
+    @property
+    def questions(self) -> list[Question]:
+        return [q for page in self.pages for quiz in page.quizzes for q in quiz.questions]
+
+
+def _short_hash(text: str) -> str:
+    return hashlib.sha1(text.encode("utf-8")).hexdigest()[:10]

@@ -140,3 +140,7 @@ def parser() -> argparse.ArgumentParser:
 def main(argv: list[str]) -> int:
     args = parser().parse_args(argv)
     return args.func(args)
+
+
+if __name__ == "__main__":  # ``python -m tools.cli``: the CLI without the venv bootstrap
+    sys.exit(main(sys.argv[1:]))

@@ -3,7 +3,8 @@
 - ``on_config``: parse and check the whole course before MkDocs touches ``site/``; any problem
   stops the build with every ``path:line: message`` and nothing already built is lost.
 - ``on_page_markdown``: replace flashcards, quizzes and benchmark embeds by their HTML.
-- ``on_page_content``: turn the math that pymdownx.arithmatex marks into MathML (no JS, no network).
+- ``on_page_content``: turn the math that pymdownx.arithmatex marks into MathML (no JS, no network),
+  and refuse any page that would load something from another origin.
 - ``on_post_build``: write the Anki deck into the built site, for the download links.
 """
 
@@ -39,7 +40,11 @@ def on_page_markdown(markdown, page, config, files):
 
 
 def on_page_content(html, page, config, files):
-    return render.mathml_in_html(html)
+    html = render.mathml_in_html(offline.without_remote_scripts(html))
+    remote = offline.remote_loads(html)
+    if remote:
+        raise PluginError(f"{page.file.src_path} would load from another origin: {remote[0]}")
+    return html
 
 
 def on_post_build(config):

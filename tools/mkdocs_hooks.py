@@ -17,7 +17,7 @@ from mkdocs.exceptions import PluginError
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # MkDocs loads hooks by path
 
-from tools import buildinfo, course_check, deck, render, site
+from tools import buildinfo, course_check, deck, offline, render, site
 
 _course = None
 

@@ -1,0 +1,233 @@
+/*
+ * Interactive layer for the course pages: scored quizzes and the flashcards' show-all control.
+ *
+ * The HTML built by tools/site.py already works without this script (native <details> reveal
+ * answers). This script only adds behaviour. It never parses course text as HTML: it moves
+ * existing elements, sets textContent and builds icons from fixed SVG paths, so nothing an author
+ * wrote can run as code here.
+ *
+ * Material's instant navigation swaps page content without reloading scripts; it announces each
+ * new page on the `document$` observable, so initialisation subscribes to it (and falls back to
+ * DOMContentLoaded where Material is absent, e.g. in a plain HTML test page).
+ */
+(function () {
+  "use strict";
+
+  var STORAGE_PREFIX = "course-quiz:";
+  var SVG_NS = "http://www.w3.org/2000/svg";
+  // Material Design icon paths (check and close), drawn at 24x24.
+  var ICONS = {
+    correct: "M21 7 9 19l-5.5-5.5 1.41-1.41L9 16.17 19.59 5.59 21 7z",
+    incorrect:
+      "M19 6.41 17.59 5 12 10.59 6.41 5 5 6.41 10.59 12 5 17.59 6.41 19 12 13.41 17.59 19 19 17.59 13.41 12 19 6.41z",
+  };
+
+  function icon(kind) {
+    var svg = document.createElementNS(SVG_NS, "svg");
+    svg.setAttribute("viewBox", "0 0 24 24");
+    svg.setAttribute("aria-hidden", "true");
+    svg.setAttribute("focusable", "false");
+    svg.setAttribute("class", "course-icon course-icon-" + kind);
+    var path = document.createElementNS(SVG_NS, "path");
+    path.setAttribute("d", ICONS[kind]);
+    svg.appendChild(path);
+    return svg;
+  }
+
+  // --- storage: a missing or blocked localStorage must never break the quiz -------------------
+
+  function loadProgress(quizId) {
+    try {
+      var value = JSON.parse(window.localStorage.getItem(STORAGE_PREFIX + quizId) || "{}");
+      return value && typeof value === "object" ? value : {};
+    } catch (error) {
+      return {};
+    }
+  }
+
+  function saveProgress(quizId, progress) {
+    try {
+      window.localStorage.setItem(STORAGE_PREFIX + quizId, JSON.stringify(progress));
+    } catch (error) {
+      /* private mode or storage full: the quiz still works for this visit */
+    }
+  }
+
+  function clearProgress(quizId) {
+    try {
+      window.localStorage.removeItem(STORAGE_PREFIX + quizId);
+    } catch (error) {
+      /* nothing stored, nothing to clear */
+    }
+  }
+
+  // --- quizzes --------------------------------------------------------------------------------
+
+  function initQuiz(quiz) {
+    if (quiz.getAttribute("data-ready") === "true") return;
+    quiz.setAttribute("data-ready", "true");
+
+    var quizId = quiz.getAttribute("data-quiz-id");
+    var text = {
+      correct: quiz.getAttribute("data-text-correct") || "Correct",
+      incorrect: quiz.getAttribute("data-text-incorrect") || "Incorrect",
+      yourAnswer: quiz.getAttribute("data-text-your-answer") || "your answer",
+      rightOption: quiz.getAttribute("data-text-right-option") || "the correct answer",
+    };
+    var questions = Array.prototype.slice.call(quiz.querySelectorAll(".quiz-question"));
+    var footer = quiz.querySelector(".quiz-footer");
+    var scoreValue = quiz.querySelector(".quiz-score-value");
+    var retry = quiz.querySelector(".quiz-retry");
+    var progress = loadProgress(quizId);
+
+    function options(question) {
+      return Array.prototype.slice.call(question.querySelectorAll(".quiz-option"));
+    }
+
+    function updateScore() {
+      var right = 0;
+      questions.forEach(function (question) {
+        var chosen = question.getAttribute("data-chosen");
+        if (chosen !== null && chosen === question.getAttribute("data-answer")) right += 1;
+      });
+      scoreValue.textContent = right + " / " + questions.length;
+    }
+
+    function mark(option, kind, label) {
+      option.classList.add("is-" + kind);
+      var note = document.createElement("span");
+      note.className = "quiz-mark";
+      note.appendChild(icon(kind));
+      var hidden = document.createElement("span");
+      hidden.className = "course-visually-hidden";
+      hidden.textContent = " (" + label + ")";
+      note.appendChild(hidden);
+      option.appendChild(note);
+    }
+
+    function choose(question, index, restoring) {
+      if (question.hasAttribute("data-chosen")) return;
+      var answer = Number(question.getAttribute("data-answer"));
+      var all = options(question);
+      if (!(index >= 0 && index < all.length)) return;
+      var right = index === answer;
+      question.setAttribute("data-chosen", String(index));
+      question.classList.add(right ? "is-answered-correct" : "is-answered-incorrect");
+      all.forEach(function (option, i) {
+        option.setAttribute("aria-disabled", "true");
+        if (i === answer) mark(option, "correct", i === index ? text.yourAnswer + ", " + text.correct : text.rightOption);
+        else if (i === index) mark(option, "incorrect", text.yourAnswer + ", " + text.incorrect);
+      });
+      var feedback = question.querySelector(".quiz-feedback");
+      feedback.textContent = "";
+      feedback.className = "quiz-feedback " + (right ? "is-correct" : "is-incorrect");
+      feedback.appendChild(icon(right ? "correct" : "incorrect"));
+      var words = document.createElement("span");
+      words.textContent = right ? text.correct : text.incorrect;
+      feedback.appendChild(words);
+      var explanation = question.querySelector(".quiz-explanation");
+      if (explanation) explanation.open = true;
+      if (!restoring) {
+        progress[question.id] = index;
+        saveProgress(quizId, progress);
+      }
+      updateScore();
+    }
+
+    function reset() {
+      questions.forEach(function (question) {
+        question.removeAttribute("data-chosen");
+        question.classList.remove("is-answered-correct", "is-answered-incorrect");
+        options(question).forEach(function (option) {
+          option.removeAttribute("aria-disabled");
+          option.classList.remove("is-correct", "is-incorrect");
+          Array.prototype.slice.call(option.querySelectorAll(".quiz-mark")).forEach(function (note) {
+            note.remove();
+          });
+        });
+        var feedback = question.querySelector(".quiz-feedback");
+        feedback.textContent = "";
+        feedback.className = "quiz-feedback";
+        var explanation = question.querySelector(".quiz-explanation");
+        if (explanation) explanation.open = false;
+      });
+      progress = {};
+      clearProgress(quizId);
+      updateScore();
+      var first = quiz.querySelector(".quiz-option");
+      if (first) first.focus();
+    }
+
+    questions.forEach(function (question) {
+      options(question).forEach(function (option, index) {
+        option.addEventListener("click", function () {
+          choose(question, index, false);
+        });
+      });
+      if (Object.prototype.hasOwnProperty.call(progress, question.id)) {
+        choose(question, Number(progress[question.id]), true);
+      }
+    });
+    if (retry) retry.addEventListener("click", reset);
+    updateScore();
+    if (footer) footer.hidden = false;
+  }
+
+  // --- flashcards -----------------------------------------------------------------------------
+
+  function initFlashcards(root) {
+    var toggle = root.querySelector(".flashcards-toggle");
+    if (!toggle || toggle.getAttribute("data-ready") === "true") return;
+    toggle.setAttribute("data-ready", "true");
+    var cards = Array.prototype.slice.call(root.querySelectorAll("details.flashcard"));
+
+    function sync() {
+      var allOpen = cards.length > 0 && cards.every(function (card) {
+        return card.open;
+      });
+      toggle.setAttribute("aria-expanded", allOpen ? "true" : "false");
+      toggle.textContent = toggle.getAttribute(allOpen ? "data-hide" : "data-show");
+    }
+
+    toggle.addEventListener("click", function () {
+      var open = toggle.getAttribute("aria-expanded") !== "true";
+      cards.forEach(function (card) {
+        card.open = open;
+      });
+      sync();
+    });
+    cards.forEach(function (card) {
+      card.addEventListener("toggle", sync);
+    });
+    toggle.setAttribute(
+      "aria-controls",
+      cards.map(function (card) {
+        return card.id;
+      }).join(" ")
+    );
+    toggle.hidden = false;
+    sync();
+  }
+
+  // A link to a card (#card-id) opens it, so shared links land on the answer.
+  function openLinkedCard() {
+    if (!window.location.hash) return;
+    var target = document.getElementById(decodeURIComponent(window.location.hash.slice(1)));
+    if (target && target.matches("details.flashcard")) target.open = true;
+  }
+
+  function init() {
+    Array.prototype.slice.call(document.querySelectorAll("section.quiz")).forEach(initQuiz);
+    initFlashcards(document);
+    openLinkedCard();
+  }
+
+  if (typeof window.document$ !== "undefined" && typeof window.document$.subscribe === "function") {
+    window.document$.subscribe(init);
+  } else if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", init);
+  } else {
+    init();
+  }
+  window.addEventListener("hashchange", openLinkedCard);
+})();

@@ -1,0 +1,180 @@
+"""Shared fixtures: the built site (built once per session), a local server, a headless browser.
+
+This file is imported by every test run, including GPU runs on machines that have only torch
+and pytest: MkDocs, Playwright and the course engine are imported inside the fixtures, never
+at module level.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any, ClassVar
+from urllib.parse import urlsplit
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+ARTIFACTS = ROOT / "test-artifacts"
+LOCAL_HOSTS = {"127.0.0.1", "localhost"}
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+]
+
+
+def _in_ci() -> bool:
+    return os.environ.get("CI", "").lower() == "true"
+
+
+def skip_or_fail(reason: str) -> None:
+    """Skip a test whose tool is missing, except under CI=true, where that is a failure."""
+    if _in_ci():
+        pytest.fail(f"{reason} (CI=true: a missing tool fails the run instead of skipping)")
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="session")
+def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The course site and deck, built once per session by the real build command's code."""
+    from tools.cli import build_site
+
+    site_dir = tmp_path_factory.mktemp("built") / "site"
+    build_site(site_dir)
+    return site_dir
+
+
+class _QuietHandler(SimpleHTTPRequestHandler):
+    extensions_map: ClassVar[dict[str, str]] = {
+        **SimpleHTTPRequestHandler.extensions_map,
+        ".woff2": "font/woff2",
+        ".js": "text/javascript",
+        ".json": "application/json",
+        ".apkg": "application/octet-stream",
+    }
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """Silence the per-request log lines; failures show up in the browser instead."""
+
+
+@pytest.fixture(scope="session")
+def site_url(built_site: Path) -> Iterator[str]:
+    """Base URL (ending in '/') of the built site, served on 127.0.0.1 on a free port."""
+    handler = functools.partial(_QuietHandler, directory=str(built_site))
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
+
+
+def chromium_path() -> str | None:
+    """Debian's system Chromium (no browser download: Playwright drives the installed one)."""
+    if Path("/usr/bin/chromium").exists():
+        return "/usr/bin/chromium"
+    return shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    executable = chromium_path()
+    if executable is None:
+        skip_or_fail("Chromium is not installed (Debian: apt-get install chromium)")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        skip_or_fail("Playwright for Python is not installed")
+    with sync_playwright() as playwright:
+        instance = playwright.chromium.launch(
+            executable_path=executable, headless=True, args=CHROMIUM_ARGS
+        )
+        try:
+            yield instance
+        finally:
+            instance.close()
+
+
+@dataclass
+class Watched:
+    """A browser page plus what it did: console errors, and every request it made."""
+
+    page: Any
+    base_url: str
+    console_errors: list[str] = field(default_factory=list)
+    requests: list[Any] = field(default_factory=list)
+
+    def goto(self, path: str) -> Any:
+        self.page.goto(self.base_url + path.lstrip("/"), wait_until="load")
+        return self.page
+
+    def foreign_requests(self) -> list[str]:
+        """URLs of requests that left the local server (data: and blob: URLs stay in the page)."""
+        out = []
+        for request in self.requests:
+            parts = urlsplit(request.url)
+            if parts.scheme in ("data", "blob", "about"):
+                continue
+            if parts.scheme not in ("http", "https") or parts.hostname not in LOCAL_HOSTS:
+                out.append(request.url)
+        return out
+
+
+@pytest.fixture
+def open_site(browser: Any, site_url: str) -> Iterator[Callable[..., Watched]]:
+    """Open pages in fresh browser contexts (own storage); each is checked when the test ends.
+
+    Every page a test opens must finish with no console error and no request to another
+    origin: the offline promise is checked on every tested page, not on a chosen one.
+    """
+    opened: list[tuple[Any, Watched]] = []
+
+    def _open(color_scheme: str = "light") -> Watched:
+        context = browser.new_context(
+            viewport={"width": 1280, "height": 900},
+            color_scheme=color_scheme,
+            locale="en-US",
+            reduced_motion="reduce",
+        )
+        page = context.new_page()
+        watched = Watched(page, site_url)
+        page.on(
+            "console",
+            lambda message: (
+                watched.console_errors.append(f"{page.url}: {message.text}")
+                if message.type == "error"
+                else None
+            ),
+        )
+        page.on("pageerror", lambda error: watched.console_errors.append(f"{page.url}: {error}"))
+        context.on("request", watched.requests.append)
+        opened.append((context, watched))
+        return watched
+
+    yield _open
+    problems = []
+    for context, watched in opened:
+        problems += [f"console error: {line}" for line in watched.console_errors]
+        problems += [f"request left the site: {url}" for url in watched.foreign_requests()]
+        context.close()
+    if problems:
+        pytest.fail("\n".join(problems))
+
+
+@pytest.fixture
+def artifacts() -> Path:
+    """Folder for screenshots and measured figures; git-ignored, kept after the run."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    return ARTIFACTS

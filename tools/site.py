@@ -1,0 +1,284 @@
+"""HTML for the course items on a site page: flashcards, quizzes and benchmark embeds.
+
+The site generator hands us a page's Markdown; we swap the source lines of each course block
+for raw HTML and leave every other line alone, so the generator renders the rest as usual. The
+HTML works without JavaScript (native ``<details>`` reveal the answers); ``docs/assets/course.js``
+adds the interactive layer (scored quizzes, a show-all control) on top of it. Course text only
+reaches the page through :func:`tools.render.render_markdown`, which escapes raw HTML; every
+attribute value is escaped here, so nothing an author writes becomes markup or script.
+"""
+
+from __future__ import annotations
+
+import re
+from html import escape
+from pathlib import Path
+
+from tools.model import Card, CardGroup, Embed, Page, Question, Quiz, script_lang
+
+# Interface text of a quiz, in the quiz's own language. Urdu strings are plain, everyday words.
+UI_TEXT: dict[str, dict[str, str]] = {
+    "en": {
+        "score": "Score",
+        "retry": "Try again",
+        "correct": "Correct",
+        "incorrect": "Incorrect",
+        "show_answer": "Show answer",
+        "correct_answer": "Correct answer",
+        "your_answer": "your answer",
+        "right_option": "the correct answer",
+    },
+    "ur": {
+        "score": "اسکور",
+        "retry": "دوبارہ کوشش کریں",
+        "correct": "درست",
+        "incorrect": "غلط",
+        "show_answer": "جواب دیکھیں",
+        "correct_answer": "درست جواب",
+        "your_answer": "آپ کا جواب",
+        "right_option": "درست جواب",
+    },
+}
+
+# The flashcard control belongs to the page, whose interface language is English.
+SHOW_ALL = "Show all answers"
+HIDE_ALL = "Hide all answers"
+
+_ATTR_LIST = re.compile(r"\{:?([^{}]*)\}$")
+_URDU_ATTRS = 'lang="ur" dir="rtl"'
+_CODE_TAG = re.compile(r"<(code|pre)(?![^>]*\sdir=)(?=[\s>])")
+
+
+class SiteError(Exception):
+    """The Markdown handed to :func:`render_page` cannot be matched to the course model."""
+
+
+def render_page(page: Page, markdown: str, *, root: Path, strict_results: bool) -> str:
+    """Return ``markdown`` with each course block's source lines replaced by its HTML.
+
+    ``page.blocks`` hold line spans of the page *file*; the generator may hand us the file minus
+    its front matter. We locate the Markdown inside the file and check that every block's lines
+    are the ones the parser saw, so an HTML block never lands on the wrong lines.
+    """
+    lines = markdown.splitlines()
+    offset = _line_offset(page, markdown, root)
+    source = _file_lines(page, root)
+    for span, _ in page.blocks:
+        start, end = span.start - offset, span.end - offset
+        if start < 0 or end > len(lines) or lines[start:end] != source[span.start : span.end]:
+            raise SiteError(
+                f"{page.path}:{span.start + 1}: the Markdown being rendered does not match the "
+                "file at this course block (was the page changed after parsing, or by a plugin?)"
+            )
+    lines = _headings_with_direction(lines)
+    out: list[str] = []
+    cursor = 0
+    first_cards = True
+    for span, block in sorted(page.blocks, key=lambda item: item[0].start):
+        start, end = span.start - offset, span.end - offset
+        out += lines[cursor:start]
+        if isinstance(block, CardGroup):
+            html = render_cards(block, with_toggle=first_cards)
+            first_cards = False
+        elif isinstance(block, Quiz):
+            html = render_quiz(block)
+        else:
+            html = render_embed(block, root=root, strict_results=strict_results)
+        out += ["", *_flush_left(html), ""]
+        cursor = end
+    out += lines[cursor:]
+    return "\n".join(out) + ("\n" if markdown.endswith("\n") else "")
+
+
+def _headings_with_direction(lines: list[str]) -> list[str]:
+    """Give Urdu headings ``lang``/``dir`` attributes (attr_list syntax), like every course line.
+
+    A heading's direction and font follow its script, as for quiz and card text: without this an
+    Urdu title on an English page would run left-to-right in the wrong font and clip.
+    """
+    from tools.parser import markdown as course_markdown
+
+    out = list(lines)
+    for token in course_markdown().parse("\n".join(lines)):
+        if token.type != "heading_open" or token.level or not token.markup.startswith("#"):
+            continue
+        index = token.map[0] if token.map else -1
+        line = out[index].rstrip()
+        if index < 0 or script_lang(line) != "ur" or line.endswith("#"):
+            continue
+        attrs = _ATTR_LIST.search(line)
+        if attrs is None:
+            out[index] = f"{line} {{ {_URDU_ATTRS} }}"
+        elif not re.search(r"\b(lang|dir)=", attrs.group(1)):
+            out[index] = f"{line[: attrs.end(1)].rstrip()} {_URDU_ATTRS} }}"
+    return out
+
+
+def _file_lines(page: Page, root: Path) -> list[str]:
+    return _strip_bom((root / page.path).read_text("utf-8")).splitlines()
+
+
+def _strip_bom(text: str) -> str:
+    return text.removeprefix("\ufeff")
+
+
+def _line_offset(page: Page, markdown: str, root: Path) -> int:
+    """Lines of the file that precede ``markdown`` (front matter the generator stripped)."""
+    text = _strip_bom((root / page.path).read_text("utf-8")).replace("\r\n", "\n")
+    body = _strip_bom(markdown).replace("\r\n", "\n")
+    if text == body:
+        return 0
+    if body and text.endswith(body):
+        return len(text[: len(text) - len(body)].splitlines())
+    return 0  # mismatches are reported per block by the caller, with their line
+
+
+def _flush_left(html: str) -> list[str]:
+    """HTML lines with no blank line and no indentation outside ``<pre>``.
+
+    Python-Markdown passes a raw HTML block through only when it starts at column 0, and an
+    indented line could be read as a code block; ``<pre>`` content keeps its exact text.
+    """
+    out: list[str] = []
+    in_pre = False
+    for line in html.split("\n"):
+        if in_pre:
+            out.append(line)
+        elif line.strip():
+            out.append(line.lstrip())
+        in_pre = (in_pre or "<pre" in line) and "</pre>" not in line.rsplit("<pre", 1)[-1]
+    return out
+
+
+# --- rendering course text --------------------------------------------------------------------
+
+
+def _markdown(text: str, *, inline: bool) -> str:
+    """Course Markdown to safe HTML; code stays left-to-right inside right-to-left text."""
+    from tools.render import render_markdown
+
+    return _CODE_TAG.sub(r'<\1 dir="ltr"', render_markdown(text, target="site", inline=inline))
+
+
+def _lang_attrs(lang: str) -> str:
+    return f' lang="{lang}" dir="{"rtl" if lang == "ur" else "ltr"}"'
+
+
+def _attr(value: object) -> str:
+    return escape(str(value), quote=True)
+
+
+# --- flashcards -------------------------------------------------------------------------------
+
+
+def render_cards(group: CardGroup, *, with_toggle: bool = False) -> str:
+    """A block of cards: each a ``<details>`` whose summary is the question.
+
+    ``<details>`` opens on click, Enter and Space with no script. The page's one show-all
+    control ships hidden; the script shows it, since it does nothing without the script.
+    """
+    parts = ['<div class="flashcards">']
+    if with_toggle:
+        parts.append(
+            '<button type="button" class="flashcards-toggle md-button" aria-expanded="false" '
+            f'data-show="{_attr(SHOW_ALL)}" data-hide="{_attr(HIDE_ALL)}" hidden>'
+            f"{escape(SHOW_ALL)}</button>"
+        )
+    parts += [_card(card) for card in group.cards]
+    parts.append("</div>")
+    return "\n".join(parts)
+
+
+def _card(card: Card) -> str:
+    return (
+        f'<details class="flashcard" id="{_attr(card.anchor)}"{_lang_attrs(card.lang)}>\n'
+        f'<summary><span class="flashcard-question"{_lang_attrs(script_lang(card.front))}>'
+        f"{_markdown(card.front, inline=True)}</span></summary>\n"
+        f'<div class="flashcard-answer"{_lang_attrs(script_lang(card.back))}>'
+        f"{_markdown(card.back, inline=True)}</div>\n"
+        "</details>"
+    )
+
+
+# --- quizzes ----------------------------------------------------------------------------------
+
+
+def render_quiz(quiz: Quiz) -> str:
+    """A quiz: one ``<fieldset>`` per question, options as buttons, the answer in a ``<details>``.
+
+    The correct index sits in ``data-answer`` for the script; without the script, "Show answer"
+    reveals the correct option and the explanation. Interface strings travel as data attributes
+    in the quiz's language, so the script holds no text of its own.
+    """
+    text = UI_TEXT[quiz.lang]
+    title_id = f"quiz-{quiz.quiz_id}-title"
+    data = "".join(
+        f' data-text-{key.replace("_", "-")}="{_attr(text[key])}"'
+        for key in ("correct", "incorrect", "your_answer", "right_option")
+    )
+    parts = [
+        f'<section class="quiz" id="quiz-{_attr(quiz.quiz_id)}" '
+        f'data-quiz-id="{_attr(quiz.quiz_id)}"{_lang_attrs(quiz.lang)} '
+        f'aria-labelledby="{_attr(title_id)}"{data}>',
+        f'<p class="quiz-title" id="{_attr(title_id)}"{_lang_attrs(script_lang(quiz.title))}>'
+        f"{escape(quiz.title)}</p>",
+    ]
+    total = len(quiz.questions)
+    for number, question in enumerate(quiz.questions, 1):
+        parts.append(_question(question, number, total, text))
+    parts.append(
+        '<div class="quiz-footer" hidden>\n'
+        f'<p class="quiz-score" aria-live="polite" aria-atomic="true">{escape(text["score"])}: '
+        f'<span class="quiz-score-value" dir="ltr">0 / {total}</span></p>\n'
+        f'<button type="button" class="quiz-retry md-button">{escape(text["retry"])}</button>\n'
+        "</div>"
+    )
+    parts.append("</section>")
+    return "\n".join(parts)
+
+
+def _question(question: Question, number: int, total: int, text: dict[str, str]) -> str:
+    anchor = _attr(question.anchor)
+    prompt_lang = script_lang(question.prompt)
+    parts = [
+        f'<fieldset class="quiz-question" id="{anchor}" data-answer="{question.answer}">',
+        f'<legend class="quiz-prompt"><span class="quiz-number">{number}.</span> '
+        f'<span class="quiz-prompt-text"{_lang_attrs(prompt_lang)}>'
+        f"{_markdown(question.prompt, inline=True)}</span></legend>",
+        '<ol class="quiz-options">',
+    ]
+    for index, option in enumerate(question.options):
+        parts.append(
+            f'<li><button type="button" class="quiz-option" data-index="{index}"'
+            f"{_lang_attrs(option.lang)}>"
+            f'<span class="quiz-option-text">{_markdown(option.text, inline=True)}</span>'
+            "</button></li>"
+        )
+    right = question.options[question.answer]
+    explanation_lang = script_lang(question.explanation)
+    parts += [
+        "</ol>",
+        '<p class="quiz-feedback" aria-live="polite"></p>',
+        '<details class="quiz-explanation">',
+        f"<summary>{escape(text['show_answer'])}</summary>",
+        f'<p class="quiz-answer"><strong>{escape(text["correct_answer"])}:</strong> '
+        f"<span{_lang_attrs(right.lang)}>{_markdown(right.text, inline=True)}</span></p>",
+        f'<div class="quiz-explanation-text"{_lang_attrs(explanation_lang)}>',
+        _markdown(question.explanation, inline=False),
+        "</div>",
+        "</details>",
+        "</fieldset>",
+    ]
+    return "\n".join(parts)
+
+
+# --- embeds -----------------------------------------------------------------------------------
+
+
+def render_embed(embed: Embed, *, root: Path, strict_results: bool) -> str:
+    """The HTML an embed stands for; only ``benchmark`` embeds exist so far."""
+    if embed.name != "benchmark":
+        raise SiteError(f"{embed.location}: unknown embed '::: {embed.name}'")
+    from tools import benchmarks
+
+    return benchmarks.render_embed(list(embed.args), root, strict=strict_results)

@@ -61,7 +61,9 @@ class _Source:
 
     def __init__(self, path: str, text: str) -> None:
         self.path = path
-        self.lines = text.splitlines()
+        # The line breaks markdown-it knows, and only those: str.splitlines() also splits at
+        # U+2028, form feeds and the like, which would shift every line number after them.
+        self.lines = re.split(r"\r\n|\r|\n", text)
         self.errors: list[CourseError] = []
 
     def at(self, line0: int) -> Location:
@@ -345,7 +347,8 @@ def _explanation(src: _Source, blocks: list[tuple[int, Token]], item: Token) -> 
 def _duplicate_questions(src: _Source, questions: list[Question]) -> None:
     seen: dict[str, Question] = {}
     for question in questions:
-        first = seen.setdefault(question.key, question)
+        # By text, as for flashcards: an explicit id does not make a repeated question new.
+        first = seen.setdefault(normalize(question.prompt), question)
         if first is not question:
             src.errors.append(
                 CourseError(

@@ -1,0 +1,433 @@
+"""The Anki renderer: the parsed course -> one reproducible ``.apkg`` (genanki).
+
+Identity and time are what make a deck safe to import again and again. Anki matches imported
+notes by GUID alone and replaces a matched note only when the incoming modification time is newer
+(and then reports it as "updated" even when nothing in it changed). So:
+
+- GUIDs are namespaced and stable: ``guid_for(GUID_NAMESPACE, explicit_id)`` when the author gave
+  an id, else ``guid_for(GUID_NAMESPACE, page, key)`` for a flashcard and
+  ``guid_for(GUID_NAMESPACE, page, quiz id, key)`` for a question, where ``key`` is the
+  normalized question. Editing an answer keeps the GUID and so the learner's review history.
+- A note's modification time is the time of the last commit that changed what it is made of:
+  its own source lines (``git blame``) or the code that renders it (:data:`RENDERER_FILES`),
+  never later than the build ``timestamp`` (SOURCE_DATE_EPOCH or the last commit). A new commit
+  that edits one answer therefore updates exactly that note; the same commit always gives the
+  same times. Outside a git checkout (or for uncommitted lines) the build timestamp stands in.
+  Not tracked: a new ``site_url`` (the Source links) reaches learners only with the next note
+  change; a shallow clone dates every line to its one commit (all notes update once).
+- Everything else that genanki stamps with a time (note types, cards, ids, zip entries) gets the
+  build ``timestamp``, so the same commit gives a byte-identical file.
+- Note-type and deck ids are fixed (below): Anki ties notes to their note type by id.
+
+The file is written to a temporary name next to the target and moved into place, so a failed
+build never leaves a half-written or missing deck behind.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import html
+import io
+import itertools
+import os
+import re
+import sqlite3
+import subprocess
+import tempfile
+import time
+import zipfile
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+import genanki
+
+from tools.buildinfo import DECK_NAME, ROOT
+from tools.model import Card, Course, Page, Question, Quiz
+from tools.render import render_markdown
+
+GUID_NAMESPACE = "contributing-to-open-source-ml"
+TEMPLATES = ROOT / "deck"
+
+# Note-type ids: FIXED. Anki knows a note type by its id; a learner's notes stay tied to it across
+# imports. Templates and CSS may change freely under the same id (a newer build updates them), but
+# changing a note type's FIELDS (names, number or order) under the same id makes every existing
+# note "conflicting" on import: when fields change, pick a new id and bump the name's version.
+# tests/test_deck.py pins the field lists that belong to these ids.
+BASIC_MODEL_ID = 1_734_861_201
+BASIC_MODEL_NAME = "Contributing to Open-Source ML: basic (v1)"
+BASIC_FIELDS = ("Front", "Back", "Source", "Extra")
+CHOICE_MODEL_ID = 1_734_861_202
+CHOICE_MODEL_NAME = "Contributing to Open-Source ML: multiple choice (v1)"
+CHOICE_FIELDS = ("Question", "Options", "Answer", "Explanation", "Source")
+
+# Deck ids come from keys that never change (not from titles, which may): see deck_id().
+_DECK_ID_BASE = 1 << 30
+
+# The code that turns a card's Markdown into its fields: a commit to one of these re-dates every
+# note, so learners receive the new rendering.
+RENDERER_FILES = ("tools/render.py", "tools/deck.py", "tools/model.py", "constraints.txt")
+
+SOURCE_LABEL = "Open in the course ↗"
+
+_ZIP_EPOCH = 315_532_800  # 1980-01-01, the earliest time a zip entry can hold
+_LEADING_NUMBER = re.compile(r"^(\d+)[-_]")
+
+
+# --- names and identities ---------------------------------------------------------------------
+
+
+def deck_id(key: str) -> int:
+    """A fixed Anki deck id from a stable key.
+
+    Keys: ``""`` for the top deck, ``"page:<docs path>"`` for a lesson's flashcards,
+    ``"quiz:<quiz id>"`` for a quiz.
+    """
+    digest = hashlib.sha256(f"{GUID_NAMESPACE}:deck:{key}".encode()).digest()
+    return _DECK_ID_BASE + int.from_bytes(digest[:4], "big") % _DECK_ID_BASE
+
+
+def card_guid(page: Page, card: Card) -> str:
+    if card.explicit_id:
+        return genanki.guid_for(GUID_NAMESPACE, card.explicit_id)
+    return genanki.guid_for(GUID_NAMESPACE, page.docs_path, card.key)
+
+
+def question_guid(page: Page, quiz: Quiz, question: Question) -> str:
+    """The quiz id is part of the name: the parser allows one question text in two quizzes."""
+    if question.explicit_id:
+        return genanki.guid_for(GUID_NAMESPACE, question.explicit_id)
+    return genanki.guid_for(GUID_NAMESPACE, page.docs_path, quiz.quiz_id, question.key)
+
+
+def page_url(site_url: str, page: Page) -> str:
+    """The page's address on the published site (``use_directory_urls: false``); "" without one."""
+    if not site_url:
+        return ""
+    base = site_url if site_url.endswith("/") else site_url + "/"
+    return base + page.docs_path.removesuffix(".md") + ".html"
+
+
+def lesson_deck_name(page: Page) -> str:
+    """``<top>::01 Finding and claiming work``: the file's number, then the page title."""
+    title = _plain(page.title)
+    number = _LEADING_NUMBER.match(page.slug)
+    # "Lesson 1 · Finding work" already says its number; "Finding work" gets "01 " in front.
+    if number and not re.match(rf"^\D{{0,12}}0*{int(number.group(1))}\b", title):
+        title = f"{number.group(1)} {title}"
+    return f"{DECK_NAME}::{title}"
+
+
+def quiz_deck_name(quiz: Quiz) -> str:
+    return f"{DECK_NAME}::Quiz: {_plain(quiz.title)}"
+
+
+# --- writing ----------------------------------------------------------------------------------
+
+
+def write_deck(
+    course: Course, path: Path, *, site_url: str, timestamp: int, root: Path = ROOT
+) -> None:
+    """Build the course's ``.apkg`` and move it into ``path`` atomically.
+
+    ``root`` is the checkout the course was parsed from (its git history dates the notes).
+    Raises ValueError for a course with errors (callers report them first): nothing is written
+    and an existing file stays as it was.
+    """
+    if course.errors:
+        raise ValueError(f"the course has {len(course.errors)} error(s); no deck written")
+    data = build_apkg(course, site_url=site_url, timestamp=timestamp, root=root)
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as out:
+            out.write(data)
+            out.flush()
+            os.fsync(out.fileno())
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+
+
+def build_apkg(course: Course, *, site_url: str, timestamp: int, root: Path = ROOT) -> bytes:
+    """The ``.apkg`` bytes: a zip of genanki's collection database, with pinned metadata."""
+    items = list(note_items(course))
+    decks = _decks(items, site_url)
+    times = note_times(items, root=root, timestamp=timestamp)
+    conn = sqlite3.connect(":memory:")
+    try:
+        cursor = conn.cursor()
+        # genanki numbers notes and cards from the clock; from the build time they are reproducible.
+        genanki.Package(decks).write_to_db(
+            cursor, timestamp, itertools.count(int(timestamp) * 1000)
+        )
+        cursor.executemany(
+            "UPDATE notes SET mod = ? WHERE guid = ?", [(t, g) for g, t in sorted(times.items())]
+        )
+        conn.commit()
+        database = conn.serialize()
+    finally:
+        conn.close()
+    return _zip({"collection.anki2": database, "media": b"{}"}, timestamp)
+
+
+# --- the course's items -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class NoteItem:
+    """One future note: a flashcard or a question, with its deck and the source lines it is from."""
+
+    page: Page
+    deck_key: str
+    deck_name: str
+    item: Card | Question
+    quiz: Quiz | None
+    lines: range  # 1-based source lines the note is made from
+
+    @property
+    def guid(self) -> str:
+        if isinstance(self.item, Card):
+            return card_guid(self.page, self.item)
+        assert self.quiz is not None
+        return question_guid(self.page, self.quiz, self.item)
+
+
+def note_items(course: Course) -> Iterator[NoteItem]:
+    """Every note the deck will hold, in reading order (pages, then each page's cards, quizzes)."""
+    for page in course.pages:
+        for card in page.cards:
+            line = card.location.line
+            yield NoteItem(
+                page,
+                "page:" + page.docs_path,
+                lesson_deck_name(page),
+                card,
+                None,
+                range(line, line + 1),
+            )
+        for span, block in page.blocks:
+            if not isinstance(block, Quiz):
+                continue
+            # A question runs from its first line to the next question (the last: to ':::').
+            starts = [q.location.line for q in block.questions] + [span.end + 1]
+            for question, start, end in zip(block.questions, starts, starts[1:], strict=False):
+                yield NoteItem(
+                    page,
+                    "quiz:" + block.quiz_id,
+                    quiz_deck_name(block),
+                    question,
+                    block,
+                    range(start, end),
+                )
+
+
+def _decks(items: list[NoteItem], site_url: str) -> list[genanki.Deck]:
+    top = genanki.Deck(deck_id(""), DECK_NAME, description=_description(site_url))
+    decks: dict[str, genanki.Deck] = {"": top}
+    names = {DECK_NAME}
+    guids: set[str] = set()
+    for due, entry in enumerate(items, start=1):  # new cards come up in reading order
+        deck = decks.get(entry.deck_key)
+        if deck is None:
+            name = entry.deck_name
+            if name in names:  # two pages or quizzes with one title: the key tells them apart
+                name = f"{name} ({entry.deck_key.partition(':')[2]})"
+            names.add(name)
+            deck = decks[entry.deck_key] = genanki.Deck(deck_id(entry.deck_key), name)
+        note = _note(entry, page_url(site_url, entry.page), due)
+        if note.guid in guids:  # Anki would silently keep only one of the two
+            raise ValueError(f"{entry.item.location}: two notes share GUID {note.guid}")
+        guids.add(note.guid)
+        deck.add_note(note)
+    if len({deck.deck_id for deck in decks.values()}) != len(decks):
+        raise ValueError("two subdecks share a deck id; rename a quiz id or a page")
+    return list(decks.values())
+
+
+def _note(entry: NoteItem, url: str, due: int) -> genanki.Note:
+    item = entry.item
+    source = (
+        f'<a href="{html.escape(url)}#{html.escape(item.anchor)}">{SOURCE_LABEL}</a>' if url else ""
+    )
+    if isinstance(item, Card):
+        return genanki.Note(
+            model=basic_model(),
+            fields=[
+                # Block HTML: an Urdu side is then a right-to-left, right-aligned block.
+                render_markdown(item.front, target="anki"),
+                render_markdown(item.back, target="anki"),
+                source,
+                "",
+            ],
+            tags=_tags(entry.page, "flashcard", item.lang),
+            guid=entry.guid,
+            due=due,
+        )
+    return genanki.Note(
+        model=choice_model(),
+        fields=[
+            render_markdown(item.prompt, target="anki"),
+            _options_html(item, marked=False),
+            _options_html(item, marked=True),
+            render_markdown(item.explanation, target="anki"),
+            source,
+        ],
+        tags=_tags(entry.page, "quiz", item.lang),
+        guid=entry.guid,
+        due=due,
+    )
+
+
+def _options_html(question: Question, *, marked: bool) -> str:
+    """The options as a list; ``marked`` shows the correct one (tick, bold, box: not colour only).
+
+    The list runs in the question's direction; an option in the other script is isolated.
+    """
+    rtl = question.lang == "ur"
+    items = []
+    for option in question.options:
+        text = render_markdown(option.text, target="anki", inline=True)
+        if rtl and option.lang == "en":
+            text = f'<bdi dir="ltr" lang="en">{text}</bdi>'
+        if marked and option.correct:
+            items.append(f'<li class="correct"><span class="tick">✓</span>{text}</li>')
+        else:
+            items.append(f"<li>{text}</li>")
+    direction = ' dir="rtl" lang="ur"' if rtl else ""
+    kind = "options answer" if marked else "options"
+    return f'<ol class="{kind}"{direction}>{"".join(items)}</ol>'
+
+
+def _tags(page: Page, kind: str, lang: str) -> list[str]:
+    return [f"lesson::{page.slug}", f"kind::{kind}", f"lang::{lang}"]
+
+
+def _description(site_url: str) -> str:
+    text = "Flashcards and quizzes of the course Contributing to Open-Source ML."
+    if site_url:
+        return f'{text} <a href="{html.escape(site_url)}">Read the course</a>.'
+    return text
+
+
+def _plain(markdown: str) -> str:
+    """A title as plain text for a deck name (no Markdown marks, no '::' nesting)."""
+    text = re.sub(r"[`*_]", "", markdown)
+    return " ".join(text.replace("::", ":").split())
+
+
+# --- note modification times ------------------------------------------------------------------
+
+
+def note_times(items: list[NoteItem], *, root: Path, timestamp: int) -> dict[str, int]:
+    """GUID -> modification time: the last commit that changed the note's lines or renderer.
+
+    Capped at ``timestamp``; lines git does not know (no checkout, untracked file, uncommitted
+    edit) count as ``timestamp``.
+    """
+    timestamp = int(timestamp)
+    if not _in_git(root):
+        return {entry.guid: timestamp for entry in items}
+    renderer = _last_commit_time(root, RENDERER_FILES)
+    blame = {path: _blame(root, path) for path in sorted({e.page.path for e in items})}
+    times = {}
+    for entry in items:
+        lines = blame[entry.page.path]
+        newest = max((lines.get(n, timestamp) for n in entry.lines), default=timestamp)
+        times[entry.guid] = min(max(newest, renderer), timestamp)
+    return times
+
+
+def _git(root: Path, *args: str) -> str | None:
+    try:
+        result = subprocess.run(
+            ["git", *args], cwd=root, capture_output=True, text=True, check=False
+        )
+    except OSError:
+        return None
+    return result.stdout if result.returncode == 0 else None
+
+
+def _in_git(root: Path) -> bool:
+    return (_git(root, "rev-parse", "--is-inside-work-tree") or "").strip() == "true"
+
+
+def _last_commit_time(root: Path, paths: tuple[str, ...]) -> int:
+    out = _git(root, "log", "-1", "--format=%ct", "--", *paths)
+    return int(out.strip()) if out and out.strip() else 0
+
+
+def _blame(root: Path, path: str) -> dict[int, int]:
+    """1-based line -> committer time of the commit that last changed it (committed lines only)."""
+    out = _git(root, "blame", "--line-porcelain", "--", path)
+    if out is None:
+        return {}
+    times: dict[int, int] = {}
+    line, committed = 0, False
+    for row in out.splitlines():
+        if row.startswith("\t"):
+            continue
+        head = row.split(" ")
+        if len(head) >= 3 and len(head[0]) == 40 and head[1].isdigit():
+            line, committed = int(head[2]), head[0].strip("0") != ""
+        elif head[0] == "committer-time" and committed:
+            times[line] = int(head[1])
+    return times
+
+
+# --- note types -------------------------------------------------------------------------------
+
+
+@cache
+def _template(name: str) -> str:
+    return (TEMPLATES / name).read_text("utf-8")
+
+
+def basic_model() -> genanki.Model:
+    return _model(BASIC_MODEL_ID, BASIC_MODEL_NAME, BASIC_FIELDS, "basic", "Card")
+
+
+def choice_model() -> genanki.Model:
+    return _model(CHOICE_MODEL_ID, CHOICE_MODEL_NAME, CHOICE_FIELDS, "choice", "Multiple choice")
+
+
+@cache
+def _model(
+    model_id: int, name: str, fields: tuple[str, ...], stem: str, template: str
+) -> genanki.Model:
+    return genanki.Model(
+        model_id,
+        name,
+        fields=[{"name": field} for field in fields],
+        templates=[
+            {
+                "name": template,
+                "qfmt": _template(f"{stem}.front.html"),
+                "afmt": _template(f"{stem}.back.html"),
+            }
+        ],
+        css=_template("cards.css"),
+    )
+
+
+# --- packing ----------------------------------------------------------------------------------
+
+
+def _zip(entries: dict[str, bytes], timestamp: int) -> bytes:
+    """A zip whose every byte depends only on the entries and the build time."""
+    stamp = time.gmtime(max(int(timestamp), _ZIP_EPOCH))[:6]
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        for name, data in entries.items():
+            info = zipfile.ZipInfo(name, date_time=stamp)
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.create_system = 3
+            info.external_attr = 0o644 << 16
+            archive.writestr(info, data)
+    return buffer.getvalue()

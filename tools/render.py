@@ -1,0 +1,218 @@
+"""Card and quiz Markdown -> HTML, shared by the site and the Anki deck so the two cannot disagree.
+
+Why a renderer of our own and not the site's Python-Markdown: cards travel into learners' Anki
+collections, where any HTML in a field runs with the learner's privileges. So raw HTML is always
+escaped (markdown-it with ``html=False``), links are limited to http(s), mailto and relative
+addresses, images never load from the network inside Anki, and code is coloured with inline
+styles (no stylesheet to fetch). The two targets differ only in math: Anki typesets
+``\\(...\\)`` / ``\\[...\\]`` itself, while the site turns TeX into MathML at build time (no JS).
+
+Direction is decided from the script of the text (see :func:`tools.model.script_lang`), not by
+``dir="auto"``, which reads an Urdu sentence that starts with "PyTorch" as left-to-right. Inside
+Urdu text, runs of Latin script are isolated in ``<bdi dir="ltr" lang="en">`` so that dotted
+names, parentheses and punctuation keep their order; English text gets no direction markup.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Sequence
+from functools import lru_cache
+from typing import Any, Literal
+
+import latex2mathml.converter
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
+from mdit_py_plugins.dollarmath import dollarmath_plugin
+from pygments import highlight
+from pygments.formatters import HtmlFormatter
+from pygments.lexers import TextLexer, get_lexer_by_name
+from pygments.styles import get_style_by_name
+from pygments.util import ClassNotFound
+
+from tools.model import script_lang
+
+Target = Literal["site", "anki"]
+
+# Code colours: Pygments' "xcode" style keeps every token colour at a contrast of at least 4.5:1
+# on its white background (tests/test_render.py checks this), and the panel carries its own
+# background and text colour, so it reads the same in light pages, dark pages and Anki's night
+# mode.
+CODE_STYLE = "xcode"
+CODE_BACKGROUND = "#ffffff"
+CODE_FOREGROUND = "#1f2328"
+_PRE_STYLE = (
+    f"background:{CODE_BACKGROUND};color:{CODE_FOREGROUND};border:1px solid #8c959f;"
+    "border-radius:4px;padding:0.5em 0.75em;overflow-x:auto;text-align:left;line-height:1.4"
+)
+_FORMATTER = HtmlFormatter(noclasses=True, nowrap=True, style=get_style_by_name(CODE_STYLE))
+
+_ALLOWED_SCHEME = re.compile(r"^(?:https?|mailto):", re.IGNORECASE)
+_ANY_SCHEME = re.compile(r"^[a-z][a-z0-9+.-]*:", re.IGNORECASE)
+
+# A Latin-script run inside Urdu text: it starts with a Latin letter, may hold ASCII punctuation,
+# digits and spaces (so "torch.utils.checkpoint" or "sqrt(N) layers" stay whole) and ends on a
+# letter, digit or closing bracket (so a trailing comma or space stays in the Urdu sentence).
+_LATIN = "A-Za-z\u00c0-\u024f"
+_LATIN_RUN = re.compile(rf"[{_LATIN}](?:[{_LATIN}0-9\x20-\x7e]*[{_LATIN}0-9)\]])?")
+
+_RTL_BLOCK = '<div dir="rtl" lang="ur">{}</div>'
+_RTL_INLINE = '<span dir="rtl" lang="ur">{}</span>'
+_LTR_ISOLATE = '<bdi dir="ltr" lang="en">{}</bdi>'
+
+
+def render_markdown(text: str, *, target: Target, inline: bool = False) -> str:
+    """Render course Markdown (a card side, option, question or explanation) to safe HTML.
+
+    ``inline=True`` renders without a paragraph (for one-line card sides and options) and wraps
+    Urdu in a ``<span>``; otherwise the result is block HTML and Urdu is wrapped in a ``<div>``.
+    """
+    if target not in ("site", "anki"):
+        raise ValueError(f"unknown render target {target!r}")
+    rtl = script_lang(text) == "ur"
+    env: dict[str, Any] = {"target": target, "rtl": rtl}
+    md = _markdown()
+    body = md.renderInline(text, env) if inline else md.render(text, env)
+    if not inline:
+        body = body.rstrip("\n")
+    if rtl:
+        return (_RTL_INLINE if inline else _RTL_BLOCK).format(body)
+    return body
+
+
+# --- the markdown-it configuration ------------------------------------------------------------
+
+
+@lru_cache(maxsize=1)
+def _markdown() -> MarkdownIt:
+    """One configured parser: building it costs more than rendering a card."""
+    md = MarkdownIt("commonmark", {"html": False})
+    md.use(dollarmath_plugin, double_inline=True)
+    md.validateLink = _allowed_link  # type: ignore[method-assign]
+    md.add_render_rule("text", _render_text)
+    md.add_render_rule("code_inline", _render_code_inline)
+    md.add_render_rule("fence", _render_fence)
+    md.add_render_rule("code_block", _render_fence)
+    md.add_render_rule("image", _render_image)
+    for name in ("math_inline", "math_inline_double", "math_block", "math_block_label"):
+        md.add_render_rule(name, _render_math)
+    return md
+
+
+def _allowed_link(url: str) -> bool:
+    """http(s), mailto and scheme-less (relative or fragment) addresses; nothing else."""
+    url = url.strip()
+    return bool(_ALLOWED_SCHEME.match(url)) or not _ANY_SCHEME.match(url)
+
+
+def _render_text(
+    self: Any, tokens: Sequence[Token], idx: int, options: Any, env: dict[str, Any]
+) -> str:
+    content = tokens[idx].content
+    if not env.get("rtl"):
+        return html.escape(content, quote=False)
+    out: list[str] = []
+    last = 0
+    for match in _LATIN_RUN.finditer(content):
+        out.append(html.escape(content[last : match.start()], quote=False))
+        out.append(_LTR_ISOLATE.format(html.escape(match.group(), quote=False)))
+        last = match.end()
+    out.append(html.escape(content[last:], quote=False))
+    return "".join(out)
+
+
+def _render_code_inline(
+    self: Any, tokens: Sequence[Token], idx: int, options: Any, env: dict[str, Any]
+) -> str:
+    code = html.escape(tokens[idx].content, quote=False)
+    # Code is left-to-right; inside Urdu, an element with dir= is also a bidi isolate.
+    return f'<code dir="ltr">{code}</code>' if env.get("rtl") else f"<code>{code}</code>"
+
+
+def _render_fence(
+    self: Any, tokens: Sequence[Token], idx: int, options: Any, env: dict[str, Any]
+) -> str:
+    token = tokens[idx]
+    language = token.info.strip().split(maxsplit=1)[0] if token.info.strip() else ""
+    return _highlight(token.content, language) + "\n"
+
+
+@lru_cache(maxsize=512)
+def _highlight(code: str, language: str) -> str:
+    try:
+        lexer = get_lexer_by_name(language) if language else TextLexer()
+    except ClassNotFound:
+        lexer = TextLexer()
+    colored = highlight(code, lexer, _FORMATTER).rstrip("\n")
+    lang_class = f' class="language-{html.escape(language)}"' if language else ""
+    return f'<pre dir="ltr" style="{_PRE_STYLE}"><code{lang_class}>{colored}</code></pre>'
+
+
+def _render_image(
+    self: Any, tokens: Sequence[Token], idx: int, options: Any, env: dict[str, Any]
+) -> str:
+    """Images load on the site; in Anki they become links, so no card fetches from the network."""
+    token = tokens[idx]
+    alt = self.renderInlineAsText(token.children or [], options, env)
+    src = html.escape(str(token.attrGet("src") or ""))
+    if env.get("target") == "anki":
+        return f'<a href="{src}">{html.escape(alt or src, quote=False)}</a>'
+    return f'<img src="{src}" alt="{html.escape(alt)}">'
+
+
+def _render_math(
+    self: Any, tokens: Sequence[Token], idx: int, options: Any, env: dict[str, Any]
+) -> str:
+    token = tokens[idx]
+    display = token.type != "math_inline"
+    tex = token.content.strip()
+    if env.get("target") == "anki":
+        # Anki typesets only \( \) and \[ \]; the TeX is HTML text, so <, > and & are escaped.
+        escaped = html.escape(tex, quote=False)
+        out = f"\\[{escaped}\\]" if display else f"\\({escaped}\\)"
+    else:
+        out = tex_to_mathml(tex, display=display)
+    if token.type in ("math_block", "math_block_label"):
+        return f'<div class="math">{out}</div>\n'
+    return f'<bdi dir="ltr">{out}</bdi>' if env.get("rtl") else out
+
+
+# --- math for the site ------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=2048)
+def tex_to_mathml(tex: str, *, display: bool = False) -> str:
+    """MathML for one formula, left-to-right even on a right-to-left page.
+
+    TeX that latex2mathml cannot read stays visible as escaped source in a ``<code>``, so a
+    build never fails on a formula and the reader still sees what the author wrote.
+    """
+    try:
+        mathml = latex2mathml.converter.convert(tex, display="block" if display else "inline")
+    except Exception:  # latex2mathml raises many kinds of errors on malformed TeX
+        return f'<code class="math-source" dir="ltr">{html.escape(tex, quote=False)}</code>'
+    return mathml.replace("<math ", '<math dir="ltr" ', 1)
+
+
+# pymdownx.arithmatex (generic mode) output: TeX between \( \) or \[ \], HTML-escaped, in a span
+# (inline) or a div (display block). `$$...$$` written inside a paragraph comes out as a span
+# holding \[...\], so the delimiter, not the tag, says whether the formula is displayed.
+_ARITHMATEX = re.compile(
+    r'<(span|div) class="arithmatex">(?:\\\((?P<inline>.*?)\\\)|\\\[(?P<display>.*?)\\\])</\1>',
+    re.DOTALL,
+)
+
+
+def mathml_in_html(page_html: str) -> str:
+    """Replace arithmatex's marked TeX in a page's HTML with MathML (runs on every site page)."""
+    if 'class="arithmatex"' not in page_html:
+        return page_html
+
+    def convert(match: re.Match[str]) -> str:
+        display = match.group("display") is not None
+        tex = html.unescape(match.group("display") if display else match.group("inline"))
+        mathml = tex_to_mathml(tex.strip(), display=display)
+        return f'<div class="arithmatex">{mathml}</div>' if match.group(1) == "div" else mathml
+
+    return _ARITHMATEX.sub(convert, page_html)

@@ -8,6 +8,7 @@ notes after a new commit and keeps two builds of one commit byte-identical.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import subprocess
 from pathlib import Path
@@ -42,3 +43,11 @@ def source_date_epoch(root: Path = ROOT) -> int:
 def strict_results() -> bool:
     """Whether stale benchmark results are an error (the publishing workflow sets this)."""
     return os.environ.get(STRICT_RESULTS_ENV, "") not in ("", "0")
+
+
+def snippets_digest(root: Path = ROOT) -> str:
+    """A short hash of every snippet; the lab notebook imports them, so its cached run depends on it."""
+    digest = hashlib.sha256()
+    for path in sorted((root / "snippets").rglob("*.py")):
+        digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()[:16]

@@ -27,6 +27,12 @@ def on_config(config):
     _course = course_check.load_checked_course(buildinfo.ROOT)
     if _course.errors:
         raise PluginError("the course sources have problems:\n" + course_check.report(_course))
+    # mkdocs-jupyter keys its cache on the notebook file alone; the lab imports the snippets, so
+    # a changed snippet must re-execute it: one cache folder per version of the snippets.
+    jupyter = config.plugins.get("mkdocs-jupyter")
+    if jupyter is not None:
+        base = Path(jupyter.config["cache_dir"])
+        jupyter.config["cache_dir"] = str(base / buildinfo.snippets_digest())
     return config
 
 

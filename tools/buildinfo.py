@@ -46,7 +46,7 @@ def strict_results() -> bool:
 
 
 def snippets_digest(root: Path = ROOT) -> str:
-    """A short hash of every snippet; the lab notebook imports them, so its cached run depends on it."""
+    """Short hash of all snippets: the lab notebook imports them, so its cache depends on them."""
     digest = hashlib.sha256()
     for path in sorted((root / "snippets").rglob("*.py")):
         digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes())

@@ -2,10 +2,10 @@
 
 - ``on_config``: parse and check the whole course before MkDocs touches ``site/``; any problem
   stops the build with every ``path:line: message`` and nothing already built is lost.
+- ``on_files``: add the Anki deck to the site's files, for the download links.
 - ``on_page_markdown``: replace flashcards, quizzes and benchmark embeds by their HTML.
 - ``on_page_content``: turn the math that pymdownx.arithmatex marks into MathML (no JS, no network),
   and refuse any page that would load something from another origin.
-- ``on_post_build``: write the Anki deck into the built site, for the download links.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 from mkdocs.exceptions import PluginError
+from mkdocs.structure.files import File
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # MkDocs loads hooks by path
 
@@ -53,10 +54,10 @@ def on_page_content(html, page, config, files):
     return html
 
 
-def on_post_build(config):
-    deck.write_deck(
-        _course,
-        Path(config["site_dir"]) / buildinfo.DECK_FILE,
-        site_url=config["site_url"] or "",
-        timestamp=buildinfo.source_date_epoch(),
+def on_files(files, config):
+    """Add the deck as a file of the site, so pages can link to it and links are validated."""
+    data = deck.build_apkg(
+        _course, site_url=config["site_url"] or "", timestamp=buildinfo.source_date_epoch()
     )
+    files.append(File.generated(config, buildinfo.DECK_FILE, content=data))
+    return files

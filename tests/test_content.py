@@ -1,0 +1,337 @@
+"""The course content keeps its promises to the seeds and to the learner.
+
+The seed documents in ``../shared/seeds`` (or ``seeds/`` where a checkout carries them) are the
+source of the exercises, flashcards and the Urdu quiz. These tests read the course through the
+same parser as the site and the deck, so what they check is what learners get:
+
+- every question and option line of the seed quiz, and its title and intro, verbatim, with the
+  answer key and an explanation in each question's own language; the English version matches;
+- the seed's four flashcards verbatim, each in the lesson it belongs to;
+- all 15 seed exercises, each with its solution, in the right lesson, numbers intact;
+- every lesson's shape: objectives first, then key points, exercises, quiz, flashcards, and at
+  least eight flashcards of its own.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from tools.model import Course, Page, script_lang
+from tools.parser import parse_course
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCS = ROOT / "docs"
+LESSONS = {
+    1: "lessons/01-finding-and-claiming-work.md",
+    2: "lessons/02-gradient-checkpointing.md",
+    3: "lessons/03-debugging-and-testing.md",
+    4: "lessons/04-writing-the-pull-request.md",
+}
+QUIZ_UR = "quizzes/checkpointing-ur.md"
+QUIZ_EN = "quizzes/checkpointing-en.md"
+
+# The seed's flashcard paragraph holds four cards on one line; here split, text unchanged, with
+# the lesson each belongs to. ``test_seed_cards_are_the_seed_text`` proves the split is exact.
+SEED_CARDS = [
+    (
+        "Multiplicative PR score with one factor zero equals?",
+        "0 — any missing pillar fails the whole PR.",
+        4,
+    ),
+    ("Cosine of (1,2,3) and (4,5,6) to 4 dp?", "0.9746", 3),
+    ("Memory kept at k=4 in the pure $O$-model?", "25% (a 75% saving)", 2),
+    (
+        "Largest-$k$ rule for choosing checkpoints?",
+        "pick the biggest $k$ that still fits the memory budget (least recomputation).",
+        2,
+    ),
+]
+
+# The seed's 15 solutions, by their opening words, each with the lesson that holds it. A seed
+# paragraph that opens none of them continues the solution before it (CONTINUATIONS).
+SEED_EXERCISES = [
+    ("Missing step: Claim It", 1),
+    ("The formula is $Q_{\\text{PR}}", 4),
+    ("RAMP = Read, Active", 1),
+    ("Dot product — multiply matching entries", 3),
+    ("A 1-D tensor has exactly one axis", 3),
+    ("Divide checkpointed by normal", 2),
+    ("Memory saved — how much smaller", 2),
+    ("First $L$ — the ordinary forward pass", 2),
+    ("Root cause: floating-point arithmetic.", 3),
+    ("## Problem", 4),
+    ("Both $4.2$ GB and $8.1$ GB fit under $12$ GB", 2),
+    ("Plan (all lifecycle steps):", 1),
+    ("Evidence for the feature stage:", 4),
+    ("$Q_{\\text{PR}}$ with a forgotten issue link", 4),
+    ("Expected number: the true cosine similarity", 3),
+]
+CONTINUATIONS = ("Mapping:", "1. Find Issue", "a = torch.tensor", "• On buggy code")
+
+# Further passages of the seed's solutions that must survive unchanged (numbers above all).
+SEED_SOLUTIONS = [
+    ('This is the only step whose stated purpose matches the failure symptom "duplicate"', 1),
+    ("$3\\ge 3$, so yes, it is a good fit.", 1),
+    ("$Q_{\\text{PR}}=1\\times 1\\times 1\\times 0=0.$", 4),
+    ("unsqueeze (vs. hard-coding dim=0) keeps the batched API contract intact,", 4),
+    ("All four = 1, so $Q_{\\text{PR}}=1$.", 4),
+    ("$Q_{\\text{PR}}=1\\times 0\\times 1\\times 1=0.$", 4),
+    ("Derivation alone is not enough", 4),
+    ("\\frac{32}{\\sqrt{1078}}\\approx \\frac{32}{32.833}\\approx \\mathrm{0.9746.}", 3),
+    ("Testing a float for exact equality is the bug, not the math.", 3),
+    ("which is why it is minimal-yet-sufficient", 3),
+    ("=\\frac{1}{k}=\\frac{1}{4}=0.25=25\\%.", 2),
+    ("\\approx 0.8205=82.1\\%.", 2),
+    ("\\approx 1.2778=127.8\\%.", 2),
+    ("you recompute each discarded layer at most once", 2),
+    ("is 1.67× faster", 2),
+    ("Rule: choose the largest $k$ that still fits.", 2),
+]
+# Exercises (solution blocks) per lesson: 3 + 4 + 4 + 4 = the seed's 15 solutions.
+EXERCISES = {1: 3, 2: 4, 3: 4, 4: 4}
+SOLUTION = '??? success "Solution"'
+MIN_NEW_CARDS = 8
+MIN_LESSON_QUESTIONS = 5
+ANSWER_KEY = [0, 1, 2, 3, 0, 1, 2, 3]  # index of the correct option of each seed question
+
+
+def _seed_dir() -> Path:
+    for candidate in (ROOT / "seeds", ROOT.parent / "shared" / "seeds"):
+        if candidate.is_dir():
+            return candidate
+    pytest.skip("the seed documents are not in this checkout")
+
+
+def _seed(prefix: str) -> str:
+    (path,) = _seed_dir().glob(f"{prefix}_*.txt")
+    return path.read_text(encoding="utf-8")
+
+
+def _squash(text: str) -> str:
+    return " ".join(text.split())
+
+
+@pytest.fixture(scope="module")
+def course() -> Course:
+    parsed = parse_course(ROOT)
+    assert not parsed.errors, "\n".join(map(str, parsed.errors))
+    return parsed
+
+
+def _page(course: Course, docs_path: str) -> Page:
+    page = course.page(docs_path)
+    assert page is not None, f"docs/{docs_path} is missing"
+    return page
+
+
+def _seed_quiz() -> tuple[str, str, list[tuple[str, list[str]]]]:
+    """Title, intro line and (question, options) of the seed quiz, read from the seed file."""
+    lines = [line.strip() for line in _seed("002").splitlines() if line.strip()]
+    title, intro = lines[0], lines[1]
+    questions: list[tuple[str, list[str]]] = []
+    for line in lines[2:]:
+        numbered = re.match(r"^\d+\.\s+(.*)$", line)
+        if numbered:
+            questions.append((numbered.group(1), []))
+        else:
+            assert line.startswith("•"), line
+            questions[-1][1].append(line.removeprefix("•").strip())
+    return title, intro, questions
+
+
+# --- the seed quiz ----------------------------------------------------------------------------
+
+
+def test_seed_quiz_is_verbatim_with_answers_and_explanations(course):
+    title, intro, seed_questions = _seed_quiz()
+    assert len(seed_questions) == len(ANSWER_KEY)
+    page = _page(course, QUIZ_UR)
+    source = (DOCS / QUIZ_UR).read_text(encoding="utf-8")
+    assert page.title == title
+    assert intro in source.splitlines()
+    (quiz,) = page.quizzes
+    assert (quiz.title, quiz.lang) == (title, "ur")
+    assert len(quiz.questions) == len(seed_questions)
+    for question, (prompt, options), answer in zip(
+        quiz.questions, seed_questions, ANSWER_KEY, strict=True
+    ):
+        assert question.prompt == prompt
+        assert [option.text for option in question.options] == options
+        assert question.answer == answer, prompt
+        # The explanation is in the question's own language.
+        assert script_lang(question.explanation) == script_lang(prompt), prompt
+
+
+def test_seed_quiz_lines_appear_verbatim_in_the_source():
+    """Belt and braces: every seed line is a line of the page, whatever the parser does."""
+    title, intro, seed_questions = _seed_quiz()
+    lines = {line.strip() for line in (DOCS / QUIZ_UR).read_text(encoding="utf-8").splitlines()}
+    assert f"# {title}" in lines
+    assert intro in lines
+    for number, (prompt, options) in enumerate(seed_questions, start=1):
+        assert f"{number}. {prompt}" in lines
+        for option in options:
+            assert f"- [ ] {option}" in lines or f"- [x] {option}" in lines, option
+
+
+def test_english_quiz_matches_the_seed_quiz(course):
+    _, _, seed_questions = _seed_quiz()
+    (quiz,) = _page(course, QUIZ_EN).quizzes
+    assert quiz.lang == "en"
+    assert [q.answer for q in quiz.questions] == ANSWER_KEY
+    for question, (prompt, options) in zip(quiz.questions, seed_questions, strict=True):
+        assert script_lang(question.prompt + question.explanation) == "en"
+        assert len(question.options) == len(options)
+        if script_lang(prompt) == "en":  # English seed questions are kept word for word
+            assert question.prompt == prompt
+            assert [option.text for option in question.options] == options
+
+
+def test_the_two_quiz_versions_link_to_each_other():
+    assert "(checkpointing-en.md)" in (DOCS / QUIZ_UR).read_text(encoding="utf-8")
+    assert "(checkpointing-ur.md)" in (DOCS / QUIZ_EN).read_text(encoding="utf-8")
+
+
+# --- the seed flashcards ----------------------------------------------------------------------
+
+
+def test_seed_cards_are_the_seed_text():
+    last_paragraph = _seed("000").strip().split("\n\n")[-1].strip()
+    assert " ".join(f"{front} ::: {back}" for front, back, _ in SEED_CARDS) == last_paragraph
+
+
+@pytest.mark.parametrize(("front", "back", "lesson"), SEED_CARDS)
+def test_seed_card_is_verbatim_in_its_lesson(course, front, back, lesson):
+    page = _page(course, LESSONS[lesson])
+    assert (front, back) in [(card.front, card.back) for card in page.cards]
+    assert f"{front} ::: {back}" in (DOCS / LESSONS[lesson]).read_text(encoding="utf-8")
+
+
+# --- the seed exercises -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("lesson", "expected"), EXERCISES.items())
+def test_every_seed_exercise_is_in_its_lesson(lesson, expected):
+    text = (DOCS / LESSONS[lesson]).read_text(encoding="utf-8")
+    exercises = text.split("## Exercises", 1)[1].split("\n## ", 1)[0]
+    assert exercises.count(SOLUTION) == expected
+    assert len(re.findall(r"^### Exercise \d\.\d ", exercises, re.MULTILINE)) == expected
+    assert text.count(SOLUTION) == expected  # no solution blocks outside the exercises
+
+
+def test_the_seed_has_exactly_these_fifteen_solutions():
+    paragraphs = [p.strip() for p in _seed("000").strip().split("\n\n")[1:-1]]  # no title, cards
+    openings = [opening for opening, _ in SEED_EXERCISES]
+    found = []
+    for paragraph in paragraphs:
+        starts = [o for o in openings if paragraph.lstrip("• ").startswith(o)]
+        if not starts:
+            assert paragraph.startswith(CONTINUATIONS), f"unexpected seed paragraph: {paragraph}"
+        found += starts
+    assert found == openings
+    assert len(openings) == sum(EXERCISES.values()) == 15
+
+
+@pytest.mark.parametrize(("opening", "lesson"), SEED_EXERCISES)
+def test_seed_exercise_solution_is_in_its_lesson(opening, lesson):
+    text = _squash((DOCS / LESSONS[lesson]).read_text(encoding="utf-8"))
+    solutions = text.split("## Exercises", 1)[1]
+    assert _squash(opening) in solutions
+
+
+@pytest.mark.parametrize(("passage", "lesson"), SEED_SOLUTIONS)
+def test_seed_solution_text_is_in_its_lesson(passage, lesson):
+    seed = _squash(_seed("000"))
+    assert _squash(passage) in seed, f"not a seed passage: {passage}"
+    assert _squash(passage) in _squash((DOCS / LESSONS[lesson]).read_text(encoding="utf-8"))
+
+
+def test_solutions_citing_seed_sections_link_to_them():
+    anchors = {
+        "L1.1": ("01-finding-and-claiming-work.md", "l1-1"),
+        "L2.3": ("02-gradient-checkpointing.md", "l2-3"),
+        "L4.1": ("04-writing-the-pull-request.md", "l4-1"),
+    }
+    texts = {n: (DOCS / path).read_text(encoding="utf-8") for n, path in LESSONS.items()}
+    for label, (file, anchor) in anchors.items():
+        heading = re.compile(rf"^## {label[1:]} .*\{{#{anchor}\}}$", re.MULTILINE)
+        assert heading.search(texts[int(label[1])]), f"no section {label} {{#{anchor}}}"
+        for number, text in texts.items():
+            own = file == Path(LESSONS[number]).name
+            for citation in re.findall(rf"\[{re.escape(label)}\]\(([^)]*)\)", text):
+                assert citation in ({f"#{anchor}"} if own else {f"{file}#{anchor}"}), citation
+        assert any(f"[{label}](" in text for text in texts.values()), f"{label} is never cited"
+
+
+def test_corrections_of_the_seed_error_message_sit_beside_it():
+    """The seed's "RuntimeError: expected 2D" is kept in its solutions, and corrected there."""
+    for lesson in (3, 4):
+        text = (DOCS / LESSONS[lesson]).read_text(encoding="utf-8")
+        for block in text.split("### Exercise")[1:]:
+            if "RuntimeError" in block:
+                assert "IndexError: Dimension out of range" in block
+
+
+# --- lesson shape -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("lesson", LESSONS)
+def test_lesson_has_its_parts_in_order(course, lesson):
+    text = (DOCS / LESSONS[lesson]).read_text(encoding="utf-8")
+    headings = re.findall(r"^## (.+?)(?: \{#[\w-]+\})?$", text, re.MULTILINE)
+    assert headings[0] == "Objectives"
+    tail = ["Key points", "Exercises", "Quiz", "Flashcards"]
+    assert headings[-len(tail) :] == tail
+    numbered = [h for h in headings if re.match(r"\d\.\d ", h)]
+    assert numbered and all(h.startswith(f"{lesson}.") for h in numbered)
+
+
+@pytest.mark.parametrize("lesson", LESSONS)
+def test_lesson_has_its_own_cards_and_quiz(course, lesson):
+    page = _page(course, LESSONS[lesson])
+    seed_fronts = {front for front, _, _ in SEED_CARDS}
+    own = [card for card in page.cards if card.front not in seed_fronts]
+    assert len(own) >= MIN_NEW_CARDS
+    (quiz,) = page.quizzes
+    assert quiz.quiz_id == f"lesson{lesson}-quiz"
+    assert quiz.lang == "en"
+    assert len(quiz.questions) >= MIN_LESSON_QUESTIONS
+    assert all(question.explanation for question in quiz.questions)
+
+
+def test_course_pages_exist_and_link_the_deck():
+    deck = "downloads/contributing-to-open-source-ml.apkg"
+    for name in ("index.md", "flashcards.md"):
+        assert f"]({deck})" in (DOCS / name).read_text(encoding="utf-8")
+    flashcards = (DOCS / "flashcards.md").read_text(encoding="utf-8")
+    for path in LESSONS.values():
+        assert f"({path}#flashcards)" in flashcards
+    assert (DOCS / "glossary.md").is_file()
+    assert (DOCS / "lab" / "checkpointing-lab.py").is_file()
+
+
+def test_snippet_includes_name_existing_sections():
+    include = re.compile(r'--8<-- "([^":]+)(?::([\w-]+))?"')
+    for path in [*DOCS.rglob("*.md")]:
+        for file, section in include.findall(path.read_text(encoding="utf-8")):
+            source = ROOT / file
+            assert source.is_file(), f"{path}: {file} does not exist"
+            if section:
+                text = source.read_text(encoding="utf-8")
+                assert f"[start:{section}]" in text and f"[end:{section}]" in text, (
+                    f"{path}: {file} has no section {section}"
+                )
+
+
+def test_lab_notebook_is_a_percent_notebook_using_the_harness():
+    jupytext = pytest.importorskip("jupytext")
+    notebook = jupytext.read(DOCS / "lab" / "checkpointing-lab.py")
+    kinds = [cell.cell_type for cell in notebook.cells]
+    assert "markdown" in kinds and "code" in kinds
+    code = "\n".join(cell.source for cell in notebook.cells if cell.cell_type == "code")
+    assert "import checkpointing" in code and "run_benchmark" in code
+    markdown = "\n".join(cell.source for cell in notebook.cells if cell.cell_type == "markdown")
+    assert "download" in markdown.lower()

@@ -12,18 +12,19 @@
 # # Lab · Measure gradient checkpointing yourself
 #
 # In this lab you run the course's benchmark harness, `snippets/checkpointing.py`, on your own
-# machine and check the claims of [Lesson 2](../lessons/02-gradient-checkpointing.md) against
-# your own numbers: what each strategy stores for backward, how long a step takes, and whether the
-# gradients stay exactly the same.
+# machine and check the claims of Lesson 2 (Gradient checkpointing) against your own numbers:
+# what each strategy stores for backward, how long a step takes, and whether the gradients stay
+# exactly the same.
 #
-# **What you need:** a clone of the course repository and its virtual environment
-# (`python3 -m tools` creates it). No GPU: the sizes below are tiny, so the whole notebook runs in
-# seconds on a laptop CPU. On a CUDA machine it also measures peak memory.
+# **What you need:** a clone of the course repository and its virtual environment (the first
+# `python3 -m tools build` creates it). No GPU: the sizes below are tiny, so the whole notebook
+# runs in seconds on a laptop CPU. On a CUDA machine it also measures peak memory.
 #
-# **Download:** use the download button at the top of this page to get the notebook as a
-# jupytext `.py` file, then open it in Jupyter (with jupytext installed) from anywhere inside the
-# repository, or run it as a plain script. The outputs you see on this page were produced when the
-# site was built, on the build machine's CPU.
+# **Download:** [checkpointing-lab.py](checkpointing-lab.py) is this notebook as a jupytext
+# percent-format file (it is also `docs/lab/checkpointing-lab.py` in the repository). Open it in
+# Jupyter with jupytext installed, from anywhere inside the repository, or run it as a plain
+# script: `python docs/lab/checkpointing-lab.py`. The outputs you see on this page were produced
+# when the site was built, on the build machine's CPU.
 #
 # About 20 minutes.
 
@@ -117,18 +118,24 @@ def percent(value: float | None) -> str:
     return "" if value is None else f"{100 * value:+.0f}%"
 
 
+def units(value: float | None) -> str:
+    """Bytes in units of a; blank where not measured (peak memory needs CUDA)."""
+    return "" if value is None else f"{value / a:.1f}"
+
+
 header = (
-    f"{'strategy':<10} {'parameter':<19} {'predicted':>9} {'saved':>7} {'step ms':>8} "
-    f"{'overhead':>8} {'bound':>6}  gradients"
+    f"{'strategy':<10} {'parameter':<19} {'predicted':>9} {'saved':>7} {'peak':>6} "
+    f"{'step ms':>8} {'overhead':>8} {'bound':>6}  gradients"
 )
-print("Bytes saved for backward, in units of a (boundary tensors)")
+print("Memory in units of a (boundary tensors); peak only on CUDA")
 print(header)
 for row in rows:
     equal = {True: "equal", False: "DIFFER", None: "reference"}[row["grads_equal"]]
     print(
-        f"{row['strategy']:<10} {parameter(row):<19} {row['predicted_saved_bytes'] / a:>9.1f} "
-        f"{row['saved_bytes'] / a:>7.1f} {1e3 * row['step_time_s']:>8.2f} "
-        f"{percent(row['overhead']):>8} {percent(row['overhead_bound']):>6}  {equal}"
+        f"{row['strategy']:<10} {parameter(row):<19} {units(row['predicted_saved_bytes']):>9} "
+        f"{units(row['saved_bytes']):>7} {units(row['peak_bytes']):>6} "
+        f"{1e3 * row['step_time_s']:>8.2f} {percent(row['overhead']):>8} "
+        f"{percent(row['overhead_bound']):>6}  {equal}"
     )
 
 # %% [markdown]

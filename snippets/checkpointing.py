@@ -1,0 +1,576 @@
+"""Gradient checkpointing, measured: one stack of blocks, several ways to trade compute for memory.
+
+For each strategy this harness measures, on whatever device it is given:
+
+- bytes saved for backward, counted with ``saved_tensors_hooks`` (exact and device-independent,
+  so CPU runs report it too);
+- peak memory above the parameters-and-gradients baseline (CUDA only: ``max_memory_allocated``);
+- median step time and forward time (CUDA events, or ``perf_counter`` on CPU), which give the
+  "one extra forward" bound on overhead, t_fwd / (t_fwd + t_bwd);
+- whether the gradients equal those of no checkpointing (``torch.allclose``);
+
+and sets each memory figure beside the analytic prediction from per-layer sizes.
+
+``python snippets/checkpointing.py`` runs a tiny CPU measurement and prints the deterministic part
+(bytes, gradients; no timings). The tests call ``run_benchmark`` and write the results files in
+``docs/benchmarks/``. Only torch and the standard library: the GPU machine that regenerates the
+results has nothing else. Everything CUDA-specific sits in the ``device`` section.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import gc
+import math
+import statistics
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import provenance
+import torch
+from torch import nn
+from torch.autograd.graph import save_on_cpu, saved_tensors_hooks
+from torch.utils.checkpoint import (
+    CheckpointPolicy,
+    checkpoint,
+    checkpoint_sequential,
+    create_selective_checkpoint_contexts,
+)
+
+ROOT = Path(__file__).resolve().parent.parent
+OutOfMemory = getattr(torch, "OutOfMemoryError", torch.cuda.OutOfMemoryError)
+
+
+# --8<-- [start:block]
+class Block(nn.Module):
+    """Pre-norm MLP block on [batch, tokens, hidden]: x + Linear(GELU(Linear(LayerNorm(x))))."""
+
+    def __init__(self, hidden: int) -> None:
+        super().__init__()
+        self.norm = nn.LayerNorm(hidden)
+        self.up = nn.Linear(hidden, 4 * hidden)
+        self.act = nn.GELU()
+        self.down = nn.Linear(4 * hidden, hidden)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return x + self.down(self.act(self.up(self.norm(x))))
+
+
+def build_model(layers: int, hidden: int) -> nn.Sequential:
+    """L identical blocks; every boundary between two blocks is one [B, T, H] tensor, size a."""
+    return nn.Sequential(*(Block(hidden) for _ in range(layers)))
+
+
+# What backward needs from one block, in units of a: LayerNorm keeps its input (1), Linear-up
+# its input, the norm's output (1), GELU its input (4), Linear-down its input (4). So c = 10,
+# plus LayerNorm's per-token mean and 1/std, which are tiny.
+ACTIVATIONS_PER_LAYER = 1 + 1 + 4 + 4
+# Selective checkpointing (below) keeps the matmul outputs instead: Linear-up (4), Linear-down (1).
+MATMUL_OUTPUTS_PER_LAYER = 4 + 1
+# --8<-- [end:block]
+
+
+# --8<-- [start:strategies]
+def run_plain(layers: nn.Sequential, x: torch.Tensor) -> torch.Tensor:
+    """No checkpointing: autograd keeps every block's activations until backward."""
+    for layer in layers:
+        x = layer(x)
+    return x
+
+
+def run_groups(layers: nn.Sequential, x: torch.Tensor, layers_per_group: int) -> torch.Tensor:
+    """Checkpoint each run of ``layers_per_group`` consecutive blocks.
+
+    Only each group's input is kept; backward re-runs the group's forward to get the rest.
+    """
+    for start in range(0, len(layers), layers_per_group):
+        group = layers[start : start + layers_per_group]
+        x = checkpoint(group, x, use_reentrant=False)
+    return x
+
+
+def run_segments(layers: nn.Sequential, x: torch.Tensor, segments: int) -> torch.Tensor:
+    """``checkpoint_sequential``: split into ``segments`` chunks and checkpoint all but the LAST.
+
+    The last chunk is never checkpointed, so ``segments=1`` means no checkpointing at all.
+    """
+    return checkpoint_sequential(layers, segments, x, use_reentrant=False)
+
+
+MATMULS = (torch.ops.aten.mm.default, torch.ops.aten.addmm.default, torch.ops.aten.bmm.default)
+
+
+def save_matmuls(ctx: Any, op: Any, *args: Any, **kwargs: Any) -> CheckpointPolicy:
+    """Selective policy: keep matmul outputs (costly to redo), recompute the rest (cheap)."""
+    if op in MATMULS:
+        return CheckpointPolicy.MUST_SAVE
+    return CheckpointPolicy.PREFER_RECOMPUTE
+
+
+def run_selective(
+    layers: nn.Sequential, x: torch.Tensor, policy: Callable[..., Any] = save_matmuls
+) -> torch.Tensor:
+    """Selective activation checkpointing of every block: the policy decides op by op."""
+    context = partial(create_selective_checkpoint_contexts, policy)
+    for layer in layers:
+        x = checkpoint(layer, x, use_reentrant=False, context_fn=context)
+    return x
+
+
+def offload_hooks(x: torch.Tensor) -> saved_tensors_hooks:
+    """CPU offload: recompute nothing, copy every saved tensor to host memory instead."""
+    return save_on_cpu(pin_memory=x.is_cuda)  # pinned host memory copies faster on CUDA
+
+
+# --8<-- [end:strategies]
+
+
+@dataclass(frozen=True)
+class Strategy:
+    """One row of the results: a strategy name and its (named, never "k") parameter."""
+
+    name: str  # "none" | "groups" | "segments" | "selective" | "offload"
+    layers_per_group: int | None = None
+    segments: int | None = None
+
+    def forward(
+        self, layers: nn.Sequential, x: torch.Tensor, policy: Callable[..., Any] = save_matmuls
+    ) -> torch.Tensor:
+        if self.name == "groups":
+            return run_groups(layers, x, self.layers_per_group)
+        if self.name == "segments":
+            return run_segments(layers, x, self.segments)
+        if self.name == "selective":
+            return run_selective(layers, x, policy)
+        return run_plain(layers, x)  # "none", and "offload" (plain + hooks)
+
+    def hooks(self, x: torch.Tensor) -> saved_tensors_hooks | None:
+        return offload_hooks(x) if self.name == "offload" else None
+
+
+# --8<-- [start:saved_bytes]
+class SavedBytes:
+    """Count the bytes autograd keeps between forward and backward.
+
+    Every tensor an op saves for backward passes through ``pack``. We note its storage (views of
+    one storage count once) and skip parameters, which exist anyway. Nothing is copied, so the
+    count is exact and the same on any device. Two things hide from plain hooks:
+
+    - Only the innermost hooks run, so CPU offload's ``save_on_cpu`` would hide everything. We
+      wrap it instead: count, then delegate. Each pack there is its own host copy, so each counts.
+    - Selective checkpointing keeps MUST_SAVE outputs in its own cache, not through hooks.
+      ``watch(policy)`` counts those by replaying the op on "meta" tensors (shapes, no data).
+    """
+
+    def __init__(self, params: list[nn.Parameter], inner: saved_tensors_hooks | None = None):
+        self.skip = {p.untyped_storage().data_ptr() for p in params}
+        self.inner = inner
+        self.storages: dict[int, int] = {}  # storage address -> bytes, for kept tensors
+        self.copied = 0  # bytes handed to the inner hooks (host copies when offloading)
+        self.cached = 0  # bytes kept by selective checkpointing's cache
+
+    def pack(self, tensor: torch.Tensor) -> Any:
+        storage = tensor.untyped_storage()
+        if storage.data_ptr() in self.skip:
+            pass  # a parameter (or a view of one): not activation memory
+        elif self.inner is not None:
+            self.copied += tensor.numel() * tensor.element_size()
+        else:
+            self.storages[storage.data_ptr()] = storage.nbytes()
+        return self.inner.pack_hook(tensor) if self.inner is not None else tensor
+
+    def unpack(self, packed: Any) -> torch.Tensor:
+        return self.inner.unpack_hook(packed) if self.inner is not None else packed
+
+    def watch(self, policy: Callable[..., Any]) -> Callable[..., Any]:
+        def counting_policy(ctx: Any, op: Any, *args: Any, **kwargs: Any) -> Any:
+            decision = policy(ctx, op, *args, **kwargs)
+            if decision == CheckpointPolicy.MUST_SAVE and not ctx.is_recompute:
+                meta = [a.to("meta") if isinstance(a, torch.Tensor) else a for a in args]
+                out = op(*meta, **kwargs)
+                for t in out if isinstance(out, (tuple, list)) else [out]:
+                    self.cached += t.numel() * t.element_size()
+            return decision
+
+        return counting_policy
+
+    @property
+    def total(self) -> int:
+        return sum(self.storages.values()) + self.copied + self.cached
+
+    def __enter__(self) -> SavedBytes:
+        self._hooks = saved_tensors_hooks(self.pack, self.unpack)
+        self._hooks.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._hooks.__exit__(*exc)
+
+
+# --8<-- [end:saved_bytes]
+
+
+@dataclass(frozen=True)
+class Config:
+    """Sizes and strategy parameters of one benchmark run (covered by the code hash)."""
+
+    layers: int
+    batch: int
+    tokens: int
+    hidden: int
+    dtype: str
+    layers_per_group: tuple[int, ...]
+    segments: tuple[int, ...]
+    warmup: int  # untimed steps before measuring (allocator, kernel selection)
+    repeats: int  # timed steps; the median is reported; 0 = no timing
+
+    def __post_init__(self) -> None:
+        for n in (*self.layers_per_group, *self.segments):
+            if not 1 <= n <= self.layers:  # checkpoint_sequential raises for segments > layers
+                raise ValueError(f"{n} layers per group or segments: needs 1..{self.layers}")
+
+    def strategies(self) -> list[Strategy]:
+        return [
+            Strategy("none"),
+            *(Strategy("groups", layers_per_group=n) for n in self.layers_per_group),
+            *(Strategy("segments", segments=n) for n in self.segments),
+            Strategy("selective"),
+            Strategy("offload"),
+        ]
+
+    @property
+    def boundary_bytes(self) -> int:
+        """a: one [B, T, H] tensor."""
+        itemsize = torch.empty((), dtype=getattr(torch, self.dtype)).element_size()
+        return self.batch * self.tokens * self.hidden * itemsize
+
+
+CONFIGS = {
+    # Small enough for the normal test run on two cores (a few seconds).
+    "cpu": Config(8, 4, 64, 128, "float32", (1, 2, 4), (2, 3, 4, 8), warmup=2, repeats=9),
+    # H200-sized: no checkpointing keeps 24 * 10 * a = 24 GB of activations (a = 101 MB in
+    # bfloat16). segments=5 is near sqrt(L) = 4.9; sqrt(c * L) = 15.5 is where the model puts
+    # the optimum.
+    "gpu": Config(
+        24, 6, 4096, 2048, "bfloat16", (1, 2, 3, 4, 6), (2, 3, 5, 8, 12, 24), warmup=2, repeats=5
+    ),
+}
+
+
+# --8<-- [start:predict]
+def predict(strategy: Strategy, config: Config) -> tuple[int, int]:
+    """(bytes saved for backward, peak bytes) from the per-layer sizes a and c * a."""
+    L, c, a = config.layers, ACTIVATIONS_PER_LAYER, config.boundary_bytes
+    if strategy.name == "groups":
+        n = strategy.layers_per_group
+        saved = math.ceil(L / n) * a  # one input per group
+        return saved, saved + n * c * a  # + one group's insides while it is recomputed
+    if strategy.name == "segments":
+        size = L // strategy.segments  # checkpoint_sequential's chunk length
+        last = L - (strategy.segments - 1) * size  # the uncheckpointed rest
+        saved = (strategy.segments - 1) * a + last * c * a
+        return saved, (strategy.segments - 1) * a + max(last, size) * c * a
+    if strategy.name == "selective":
+        saved = L * (1 + MATMUL_OUTPUTS_PER_LAYER) * a  # input + matmul outputs per layer
+        return saved, saved + c * a  # + one block's recomputed insides
+    if strategy.name == "offload":
+        return L * c * a, c * a  # everything saved lives on the host; one block on device
+    return L * c * a, L * c * a  # none
+
+
+def recomputed_fraction(strategy: Strategy, config: Config) -> float | None:
+    """Share of one forward pass that backward re-runs (None: offload moves data instead)."""
+    if strategy.name in ("groups", "selective"):
+        return 1.0  # selective re-runs only the cheap ops: 1.0 is an upper bound
+    if strategy.name == "segments":
+        size = config.layers // strategy.segments
+        return (strategy.segments - 1) * size / config.layers
+    return None if strategy.name == "offload" else 0.0
+
+
+# --8<-- [end:predict]
+
+
+# --8<-- [start:device]
+def start_peak_memory(device: torch.device) -> Callable[[], int | None]:
+    """Start counting; the returned function gives the highest allocation above "now" (CUDA).
+
+    "Now" is parameters and gradients (already allocated). CPU has no such counter: None.
+    """
+    if device.type != "cuda":
+        return lambda: None
+    torch.cuda.synchronize(device)
+    torch.cuda.reset_peak_memory_stats(device)
+    baseline = torch.cuda.memory_allocated(device)
+
+    def peak() -> int:
+        torch.cuda.synchronize(device)
+        return torch.cuda.max_memory_allocated(device) - baseline
+
+    return peak
+
+
+def time_step(step: Callable[..., None], device: torch.device) -> tuple[float, float]:
+    """Run ``step(mark)`` once; return (forward seconds, whole-step seconds).
+
+    ``step`` calls mark(0) before the forward, mark(1) after it, mark(2) after backward. On CUDA
+    the marks are events on the stream (kernels run asynchronously); on CPU wall-clock reads.
+    """
+    if device.type == "cuda":
+        events = [torch.cuda.Event(enable_timing=True) for _ in range(3)]
+        step(lambda i: events[i].record())
+        torch.cuda.synchronize(device)
+        return events[0].elapsed_time(events[1]) / 1e3, events[0].elapsed_time(events[2]) / 1e3
+    marks = [0.0, 0.0, 0.0]
+
+    def mark(i: int) -> None:
+        marks[i] = time.perf_counter()
+
+    step(mark)
+    return marks[1] - marks[0], marks[2] - marks[0]
+
+
+@contextlib.contextmanager
+def cpu_threads(device: torch.device, threads: int = 1) -> Any:
+    """Time CPU runs on one thread: on a shared machine, thread contention swamps the signal."""
+    if device.type != "cpu":
+        yield
+        return
+    previous = torch.get_num_threads()
+    torch.set_num_threads(threads)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(previous)
+
+
+def release_memory(device: torch.device) -> None:
+    gc.collect()
+    if device.type == "cuda":
+        torch.cuda.empty_cache()
+
+
+# --8<-- [end:device]
+
+
+def _no_mark(i: int) -> None:
+    pass
+
+
+# --8<-- [start:measure]
+def train_step(
+    strategy: Strategy,
+    layers: nn.Sequential,
+    make_input: Callable[[], torch.Tensor],
+    mark: Callable[[int], None] = _no_mark,
+    meter: SavedBytes | None = None,
+) -> None:
+    """One forward + backward; ``mark(0..2)`` brackets the forward and the backward."""
+    layers.zero_grad(set_to_none=False)  # keep gradient buffers: part of the baseline
+    x = make_input()  # created after the baseline, so it counts as activation memory
+    mark(0)
+    hooks, policy = strategy.hooks(x), save_matmuls
+    if meter is not None:  # count what the strategy keeps, around its own hooks and policy
+        meter.inner, hooks, policy = hooks, meter, meter.watch(policy)
+    with hooks if hooks is not None else contextlib.nullcontext():
+        loss = strategy.forward(layers, x, policy).mean()
+    mark(1)
+    loss.backward()
+    mark(2)
+
+
+def measure(
+    strategy: Strategy,
+    layers: nn.Sequential,
+    make_input: Callable[[], torch.Tensor],
+    config: Config,
+    reference: list[torch.Tensor] | None,
+) -> tuple[dict[str, Any], list[torch.Tensor]]:
+    """Memory and gradients of one strategy (timing is done later, for all strategies at once)."""
+    params = list(layers.parameters())
+    for _ in range(config.warmup):
+        train_step(strategy, layers, make_input)
+    meter = SavedBytes(params)
+    peak = start_peak_memory(params[0].device)
+    train_step(strategy, layers, make_input, meter=meter)
+    peak_bytes = peak()
+    grads = [p.grad.detach().clone() for p in params]
+
+    equal, max_diff = None, None
+    if reference is not None:
+        tolerance = {"rtol": 1.6e-2, "atol": 1e-5} if config.dtype == "bfloat16" else {}
+        equal = all(
+            torch.allclose(g, r, **tolerance) for g, r in zip(grads, reference, strict=True)
+        )
+        max_diff = max((g - r).abs().max().item() for g, r in zip(grads, reference, strict=True))
+    predicted_saved, predicted_peak = predict(strategy, config)
+    row = {
+        "strategy": strategy.name,
+        "layers_per_group": strategy.layers_per_group,
+        "segments": strategy.segments,
+        "status": "ok",
+        "saved_bytes": meter.total,
+        "saved_on": "host" if strategy.name == "offload" else "device",
+        "predicted_saved_bytes": predicted_saved,
+        "peak_bytes": peak_bytes,
+        "predicted_peak_bytes": predicted_peak,
+        "recomputed_fraction": recomputed_fraction(strategy, config),
+        "grads_equal": equal,
+        "grad_max_abs_diff": max_diff,
+    }
+    return row, grads
+
+
+def time_strategies(
+    strategies: list[Strategy],
+    layers: nn.Sequential,
+    make_input: Callable[[], torch.Tensor],
+    repeats: int,
+) -> dict[Strategy, list[tuple[float, float]]]:
+    """(forward, step) seconds per strategy, in rounds: one step of each strategy per round.
+
+    Interleaving means a slow spell of the machine hits every strategy alike, instead of
+    whichever one happened to be running; the median then discards the outliers.
+    """
+    device = next(layers.parameters()).device
+    times: dict[Strategy, list[tuple[float, float]]] = {s: [] for s in strategies}
+    active = list(strategies)
+    for _ in range(repeats):
+        for strategy in list(active):
+            try:
+                step = partial(train_step, strategy, layers, make_input)
+                times[strategy].append(time_step(step, device))
+                continue
+            except OutOfMemory:
+                pass  # it fitted once but not every time: report no time rather than a bias
+            active.remove(strategy)
+            times[strategy] = []
+            release_memory(device)
+    return times
+
+
+# --8<-- [end:measure]
+
+
+def _oom_row(strategy: Strategy, config: Config, message: str) -> dict[str, Any]:
+    """Out of memory is a result: the row keeps its prediction and says OOM."""
+    predicted_saved, predicted_peak = predict(strategy, config)
+    return {
+        "strategy": strategy.name,
+        "layers_per_group": strategy.layers_per_group,
+        "segments": strategy.segments,
+        "status": "oom",
+        "error": message,
+        "saved_bytes": None,
+        "saved_on": "host" if strategy.name == "offload" else "device",
+        "predicted_saved_bytes": predicted_saved,
+        "peak_bytes": None,
+        "predicted_peak_bytes": predicted_peak,
+        "recomputed_fraction": recomputed_fraction(strategy, config),
+        "grads_equal": None,
+        "grad_max_abs_diff": None,
+    }
+
+
+def run_benchmark(
+    config: Config, device: torch.device | str = "cpu", strategies: list[Strategy] | None = None
+) -> dict[str, Any]:
+    """Measure every strategy of ``config`` on ``device``; returns the results-file content."""
+    device = torch.device(device)
+    with cpu_threads(device):
+        return _run(config, device, strategies or config.strategies())
+
+
+def _run(config: Config, device: torch.device, strategies: list[Strategy]) -> dict[str, Any]:
+    dtype = getattr(torch, config.dtype)
+    torch.manual_seed(0)
+    with torch.device(device):
+        layers = build_model(config.layers, config.hidden).to(dtype)
+    for p in layers.parameters():
+        p.grad = torch.zeros_like(p)
+
+    def make_input() -> torch.Tensor:
+        generator = torch.Generator(device=device).manual_seed(1)  # same input every step
+        shape = (config.batch, config.tokens, config.hidden)
+        return torch.randn(shape, generator=generator, device=device, dtype=dtype)
+
+    rows, reference, measured = [], None, []
+    for strategy in strategies:
+        try:
+            row, grads = measure(strategy, layers, make_input, config, reference)
+            measured.append(strategy)
+        except OutOfMemory as error:
+            row, grads = _oom_row(strategy, config, str(error).splitlines()[0]), None
+        release_memory(device)  # outside the except: its traceback no longer pins tensors
+        if strategy.name == "none":
+            reference = grads
+        rows.append(row)
+    times: dict[Strategy, list[tuple[float, float]]] = {}
+    if config.repeats:
+        times = time_strategies(measured, layers, make_input, config.repeats)
+        release_memory(device)
+    for strategy, row in zip(strategies, rows, strict=True):
+        samples = times.get(strategy)
+        row["step_time_s"] = statistics.median(t[1] for t in samples) if samples else None
+        row["forward_time_s"] = statistics.median(t[0] for t in samples) if samples else None
+    _add_overheads(rows)
+    return {
+        "schema_version": provenance.SCHEMA_VERSION,
+        "benchmark": "checkpointing",
+        "provenance": provenance.collect(device, Path(__file__), ROOT),
+        "config": {**dataclasses.asdict(config), "device": str(device)},
+        "model": {
+            "block": "pre-norm MLP: LayerNorm -> Linear(H, 4H) -> GELU -> Linear(4H, H), residual",
+            "boundary_bytes": config.boundary_bytes,
+            "activations_per_layer": ACTIVATIONS_PER_LAYER,
+            "matmul_outputs_per_layer": MATMUL_OUTPUTS_PER_LAYER,
+            "parameter_bytes": sum(p.numel() * p.element_size() for p in layers.parameters()),
+        },
+        "rows": rows,
+    }
+
+
+def _add_overheads(rows: list[dict[str, Any]]) -> None:
+    """Overhead vs no checkpointing, and its bound: recomputed share of t_fwd / (t_fwd + t_bwd)."""
+    base = next((r for r in rows if r["strategy"] == "none" and r["step_time_s"]), None)
+    for row in rows:
+        row["overhead"] = row["overhead_bound"] = None
+        if base is None or row["step_time_s"] is None:
+            continue
+        row["overhead"] = row["step_time_s"] / base["step_time_s"] - 1
+        if row["recomputed_fraction"] is not None:
+            one_forward = base["forward_time_s"] / base["step_time_s"]
+            row["overhead_bound"] = row["recomputed_fraction"] * one_forward
+
+
+def _describe(row: dict[str, Any]) -> str:
+    """The strategy's parameter, always with its name."""
+    if row["layers_per_group"] is not None:
+        n = row["layers_per_group"]
+        return f"{n} layer{'s' if n != 1 else ''} per group"
+    if row["segments"] is not None:
+        return f"{row['segments']} segments"
+    return "host copies" if row["saved_on"] == "host" else "-"
+
+
+if __name__ == "__main__":
+    config = dataclasses.replace(CONFIGS["cpu"], warmup=0, repeats=0)  # bytes only: deterministic
+    results = run_benchmark(config)
+    a = config.boundary_bytes
+    shape = f"[{config.batch}, {config.tokens}, {config.hidden}]"
+    print(f"{config.layers} blocks; a = one {shape} {config.dtype} tensor = {a // 1024} KiB")
+    print("Bytes saved for backward, in units of a:")
+    head = ("strategy", "parameter", "predicted", "measured", "ratio", "gradients")
+    print(f"{head[0]:<10} {head[1]:<19} {head[2]:>9} {head[3]:>9} {head[4]:>6}  {head[5]}")
+    for row in results["rows"]:
+        predicted, saved = row["predicted_saved_bytes"] / a, row["saved_bytes"] / a
+        equal = {True: "equal", False: "DIFFER", None: "reference"}[row["grads_equal"]]
+        print(
+            f"{row['strategy']:<10} {_describe(row):<19} {predicted:>9.2f} {saved:>9.2f} "
+            f"{saved / predicted:>6.3f}  {equal}"
+        )

@@ -1,0 +1,175 @@
+"""Where a benchmark result came from, and whether the code that produced it has changed since.
+
+A results file is only worth showing if a reader can tell what produced it: which device, which
+torch and CUDA, which commit, which shapes, and, above all, which version of the measuring code.
+``code_hash`` fingerprints a snippet together with the sibling modules it imports (transitively),
+so editing the harness *or a helper it uses* marks old results as stale. The site build
+(``tools/benchmarks.py``) loads this same file to recompute the hash, so the two can never
+disagree about what "current" means.
+
+Standard library only (plus torch for the device description): it must run on a GPU machine that
+has nothing but torch and pytest.
+"""
+
+from __future__ import annotations
+
+import ast
+import datetime
+import hashlib
+import json
+import os
+import platform
+import subprocess
+from pathlib import Path
+from typing import Any
+
+SCHEMA_VERSION = 1
+
+
+def local_imports(path: Path) -> list[Path]:
+    """Sibling ``.py`` files that ``path`` imports, found by parsing (never by importing)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.add(node.module.split(".")[0])
+    found = (path.parent / f"{name}.py" for name in sorted(names))
+    return [candidate for candidate in found if candidate.is_file()]
+
+
+def code_files(entry: Path) -> list[Path]:
+    """``entry`` and every local module it reaches through imports, in a stable order."""
+    seen: dict[Path, None] = {}
+    pending = [entry.resolve()]
+    while pending:
+        path = pending.pop()
+        if path in seen:
+            continue
+        seen[path] = None
+        pending.extend(p.resolve() for p in local_imports(path))
+    return sorted(seen)
+
+
+def code_hash(entry: Path, root: Path) -> dict[str, Any]:
+    """SHA-256 over the code files (paths relative to ``root``, line endings normalised).
+
+    Line endings are normalised so a Windows checkout (CRLF) does not look stale.
+    """
+    digest = hashlib.sha256()
+    names = []
+    for path in code_files(entry):
+        name = path.relative_to(root.resolve()).as_posix()
+        names.append(name)
+        digest.update(name.encode() + b"\0")
+        digest.update(path.read_bytes().replace(b"\r\n", b"\n") + b"\0")
+    return {
+        "entry": entry.resolve().relative_to(root.resolve()).as_posix(),
+        "files": names,
+        "sha256": digest.hexdigest(),
+    }
+
+
+def _git(root: Path, *args: str) -> str | None:
+    """Output of a git command, or None where git or the repository is absent."""
+    try:
+        done = subprocess.run(
+            ["git", *args], cwd=root, capture_output=True, text=True, timeout=10, check=True
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return done.stdout.strip()
+
+
+def _cpu_name() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine() or "unknown CPU"
+
+
+def slug(text: str) -> str:
+    """``"NVIDIA H200"`` -> ``"nvidia-h200"``: the device part of a results file name."""
+    out = "".join(ch if ch.isalnum() else "-" for ch in text.lower())
+    return "-".join(part for part in out.split("-") if part) or "device"
+
+
+def describe_device(device: Any) -> dict[str, Any]:
+    """Name, kind and file-name slug of a torch device (CPU results all share the slug "cpu")."""
+    import torch
+
+    if device.type == "cuda":
+        props = torch.cuda.get_device_properties(device)
+        return {
+            "type": "cuda",
+            "name": props.name,
+            "slug": slug(props.name),
+            "memory_bytes": props.total_memory,
+        }
+    return {
+        "type": "cpu",
+        "name": _cpu_name(),
+        "slug": "cpu",
+        "threads": torch.get_num_threads(),
+    }
+
+
+def collect(device: Any, entry: Path, root: Path) -> dict[str, Any]:
+    """Everything a reader needs to judge a results file; git is optional."""
+    import torch
+
+    code = code_hash(entry, root)
+    commit = _git(root, "rev-parse", "HEAD")
+    dirty = None
+    if commit is not None:
+        status = _git(root, "status", "--porcelain", "--", *code["files"])
+        dirty = None if status is None else bool(status)
+    return {
+        "device": describe_device(device),
+        "torch": torch.__version__,
+        "cuda": torch.version.cuda if device.type == "cuda" else None,
+        "python": platform.python_version(),
+        "platform": platform.platform(terse=True),
+        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),  # noqa: UP017 (the GPU machine may run Python < 3.11)
+        "git_commit": commit,
+        "code_modified_since_commit": dirty,
+        "code": code,
+    }
+
+
+def results_path(directory: Path, benchmark: str, device_slug: str) -> Path:
+    return directory / f"{benchmark}-{device_slug}.json"
+
+
+def write_results(results: dict[str, Any], directory: Path) -> Path:
+    """Write ``results`` as ``<benchmark>-<device slug>.json``, formatted for small diffs."""
+    path = results_path(directory, results["benchmark"], results["provenance"]["device"]["slug"])
+    directory.mkdir(parents=True, exist_ok=True)
+    text = json.dumps(results, indent=2, ensure_ascii=False) + "\n"
+    tmp = path.with_suffix(".json.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)  # never leave a half-written file for the site build to choke on
+    return path
+
+
+def is_current(path: Path, root: Path) -> bool:
+    """True if ``path`` exists, parses, and was produced by the code as it is now."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        code = data["provenance"]["code"]
+        return code_hash(root / code["entry"], root)["sha256"] == code["sha256"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return False
+
+
+if __name__ == "__main__":
+    import sys
+
+    here = Path(__file__).resolve().parent
+    entry = Path(sys.argv[1]) if len(sys.argv) > 1 else here / "checkpointing.py"
+    code = code_hash(entry, here.parent)
+    print(f"{code['sha256']}  {' + '.join(code['files'])}")

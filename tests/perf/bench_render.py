@@ -1,0 +1,49 @@
+"""How long the build spends on benchmark embeds: prints figures, asserts nothing.
+
+    .venv/bin/python tests/perf/bench_render.py [repeats]
+
+Times ``tools.benchmarks.render_embed`` for every view of the committed results: the first call
+in a fresh process (reads and validates JSON, hashes the measuring code) and later calls with
+unchanged results (served from the mtime caches), which is what a rebuild under ``mkdocs serve``
+pays. The budget is 2 s for all views of an unchanged build.
+"""
+
+from __future__ import annotations
+
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from tools import benchmarks  # noqa: E402  (needs the repository root on the path)
+
+
+def main(repeats: int = 20) -> None:
+    files = benchmarks.results_files("checkpointing", ROOT)
+    print(f"results files: {', '.join(str(f.relative_to(ROOT)) for f in files)}")
+    start = time.perf_counter()
+    sizes = {
+        view: len(benchmarks.render_embed(["checkpointing", view], ROOT, strict=False))
+        for view in benchmarks.VIEWS
+    }
+    cold = time.perf_counter() - start
+    print(f"first render, all {len(sizes)} views (cold caches): {cold:.4f} s")
+    totals = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        for view in benchmarks.VIEWS:
+            benchmarks.render_embed(["checkpointing", view], ROOT, strict=False)
+        totals.append(time.perf_counter() - start)
+    print(
+        f"unchanged results, all views: median {statistics.median(totals) * 1e3:.2f} ms, "
+        f"max {max(totals) * 1e3:.2f} ms over {repeats} rebuilds (budget 2000 ms)"
+    )
+    for view, size in sizes.items():
+        print(f"  {view:<14} {size:>7} characters of HTML")
+
+
+if __name__ == "__main__":
+    main(int(sys.argv[1]) if len(sys.argv) > 1 else 20)

@@ -1,0 +1,276 @@
+"""The snippets the lessons include: they run, they say what the lessons claim, and the pages
+show their real output.
+
+Every ``snippets/*.py`` is run once as a reader would (``python snippets/NAME.py``, all of them
+concurrently to save time); the tests then check the claims, and every ``console`` fence in
+``docs/`` that starts with ``$ python snippets/NAME.py`` must equal that command's real stdout.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import cosine_buggy
+import cosine_fixed
+import pytest
+import regression_test  # a module: importing its test function by name would collect it here
+import torch
+
+ROOT = Path(__file__).resolve().parent.parent
+SNIPPETS = ROOT / "snippets"
+EXPECTED_COSINE = 32 / (14**0.5 * 77**0.5)
+REAL_1D_ERROR = "IndexError: Dimension out of range (expected to be in range of [-1, 0], but got 1)"
+SECTION = re.compile(r"^# --8<-- \[(start|end):([\w-]+)\]\s*$")
+FENCE_OPEN = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})\s*console\b.*$")
+INCLUDE = re.compile(r'--8<--\s+"(snippets/[\w./-]+?)(?::([\w-]+))?"')
+
+
+class Run:
+    """A finished ``python ...`` command: exit code and output."""
+
+    def __init__(self, args: list[str], process: subprocess.Popen[str]) -> None:
+        self.args = args
+        self.stdout, self.stderr = process.communicate(timeout=120)
+        self.returncode = process.returncode
+
+
+_RUNS: dict[tuple[str, ...], Run] = {}
+
+
+def run_all(commands: list[list[str]]) -> None:
+    """Start every command not yet run, then wait: torch's import dominates, so overlap them."""
+    started = []
+    for args in commands:
+        if tuple(args) in _RUNS:
+            continue
+        argv = [sys.executable if args[0] == "python" else args[0], *args[1:]]
+        process = subprocess.Popen(
+            argv, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
+        started.append((args, process))
+    for args, process in started:
+        _RUNS[tuple(args)] = Run(args, process)
+
+
+def run(*args: str) -> Run:
+    run_all([list(args)])
+    return _RUNS[args]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _run_every_snippet() -> None:
+    run_all([["python", f"snippets/{p.name}"] for p in sorted(SNIPPETS.glob("*.py"))])
+
+
+def sections(path: Path) -> dict[str, str]:
+    """Named sections of a snippet file; raises on unbalanced or nested markers."""
+    found: dict[str, str] = {}
+    open_name, body = None, []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        match = SECTION.match(line)
+        if not match:
+            if open_name:
+                body.append(line)
+            continue
+        kind, name = match.groups()
+        where = f"{path.relative_to(ROOT)}:{number}"
+        if kind == "start":
+            assert open_name is None, f"{where}: section {name!r} starts inside {open_name!r}"
+            assert name not in found, f"{where}: section {name!r} defined twice"
+            open_name, body = name, []
+        else:
+            assert open_name == name, f"{where}: end of {name!r} but {open_name!r} is open"
+            found[name], open_name = "\n".join(body), None
+    assert open_name is None, f"{path.relative_to(ROOT)}: section {open_name!r} never ends"
+    return found
+
+
+# --- the snippets run and print what they claim -----------------------------------------------
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in SNIPPETS.glob("*.py")))
+def test_snippet_runs(name: str) -> None:
+    result = run("python", f"snippets/{name}")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip(), f"{name} prints nothing a lesson could show"
+
+
+def test_buggy_prints_the_real_pytorch_error() -> None:
+    try:
+        cosine_buggy.cosine_similarity(torch.tensor([1.0, 2.0, 3.0]), torch.tensor([4.0, 5.0, 6.0]))
+    except IndexError as error:
+        in_process = f"{type(error).__name__}: {error}"
+    else:
+        pytest.fail("the buggy function accepted 1-D input")
+    first_line = run("python", "snippets/cosine_buggy.py").stdout.splitlines()[0]
+    assert first_line == in_process == REAL_1D_ERROR  # not the seed's "RuntimeError: expected 2D"
+
+
+def test_fixes_give_the_hand_computed_value_and_keep_batches() -> None:
+    a, b = torch.tensor([1.0, 2.0, 3.0]), torch.tensor([4.0, 5.0, 6.0])
+    for fix in (cosine_fixed.cosine_similarity, cosine_fixed.cosine_similarity_dim0):
+        assert torch.allclose(fix(a, b), torch.tensor(EXPECTED_COSINE))
+    assert cosine_fixed.cosine_similarity(a, b).shape == (1,)  # [N] became [1, N]
+    torch.manual_seed(0)
+    for shape in ((5, 7), (3, 4, 6)):  # higher ranks: exactly the old behaviour
+        x, y = torch.randn(shape), torch.randn(shape)
+        assert torch.equal(
+            cosine_fixed.cosine_similarity(x, y), cosine_buggy.cosine_similarity(x, y)
+        )
+    # The dim=0 route is wrong for batches: it sums over the examples.
+    batch_a, batch_b = torch.stack([a, a]), torch.stack([b, -b])
+    assert cosine_fixed.cosine_similarity_dim0(batch_a, batch_b).shape == (3,)
+
+
+def test_float_equality_claims_hold_in_float32() -> None:
+    out = run("python", "snippets/float_equality.py").stdout
+    assert "result == expected: False" in out
+    assert "torch.allclose(result, expected): True" in out
+    # The same claim, checked here rather than trusted from the printout.
+    a, b = torch.tensor([1.0, 2.0, 3.0]), torch.tensor([4.0, 5.0, 6.0])
+    result = torch.nn.functional.cosine_similarity(a, b, dim=0)
+    expected = torch.tensor(EXPECTED_COSINE)
+    assert result.dtype == expected.dtype == torch.float32
+    assert not torch.equal(result, expected) and torch.allclose(result, expected)
+
+
+def test_regression_test_fails_on_buggy_and_passes_on_fixes() -> None:
+    with pytest.raises(IndexError):
+        regression_test.test_cosine_similarity_1d(cosine_buggy.cosine_similarity)
+    regression_test.test_cosine_similarity_1d(cosine_fixed.cosine_similarity)
+    regression_test.test_cosine_similarity_1d(cosine_fixed.cosine_similarity_dim0)
+    lines = run("python", "snippets/regression_test.py").stdout.splitlines()
+    assert lines[0].startswith("buggy (sum over dim=1): FAILED (IndexError")
+    assert lines[1:] == ["fixed (unsqueeze): PASSED", "fixed (dim=0): PASSED"]
+
+
+def test_regression_test_is_a_real_pytest_test() -> None:
+    result = run(
+        "python", "-m", "pytest", "-q", "-p", "no:cacheprovider", "snippets/regression_test.py"
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "2 passed" in result.stdout
+
+
+def test_checkpointing_main_prints_a_deterministic_table() -> None:
+    lines = run("python", "snippets/checkpointing.py").stdout.splitlines()
+    body = [line.split()[0] for line in lines[3:]]
+    assert body == [
+        "none",
+        "groups",
+        "groups",
+        "groups",
+        "segments",
+        "segments",
+        "segments",
+        "segments",
+        "selective",
+        "offload",
+    ]
+    assert not any("DIFFER" in line for line in lines)
+    assert not re.search(r"\bk\b", "\n".join(lines))  # parameters are always named
+
+
+# --- what lessons may include -------------------------------------------------------------------
+
+
+REQUIRED_SECTIONS = {
+    "cosine_buggy.py": {"buggy"},
+    "cosine_fixed.py": {"fixed", "fixed_dim0"},
+    "float_equality.py": {"pitfall", "allclose"},
+    "regression_test.py": {"test"},
+    "checkpointing.py": {"block", "strategies", "saved_bytes", "measure"},
+}
+
+
+@pytest.mark.parametrize("name", sorted(REQUIRED_SECTIONS))
+def test_named_sections_exist_and_are_short(name: str) -> None:
+    found = sections(SNIPPETS / name)
+    assert REQUIRED_SECTIONS[name] <= set(found)
+    for section, body in found.items():
+        assert body.strip(), f"{name}:{section} is empty"
+        assert len(body.splitlines()) <= 120, f"{name}:{section} is too long to show on a page"
+
+
+def test_benchmark_code_imports_only_torch_and_the_standard_library() -> None:
+    """The GPU runner has torch and pytest only."""
+    local = {p.stem for p in SNIPPETS.glob("*.py")}
+    for name in ("checkpointing.py", "provenance.py"):
+        tree = ast.parse((SNIPPETS / name).read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                modules = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                modules = [node.module or ""]
+            else:
+                continue
+            for module in modules:
+                top = module.split(".")[0]
+                assert top in sys.stdlib_module_names or top in local or top == "torch", (
+                    f"snippets/{name}:{node.lineno}: imports {module}"
+                )
+
+
+def _docs() -> list[Path]:
+    return sorted((ROOT / "docs").rglob("*.md"))
+
+
+def test_includes_in_docs_name_existing_sections() -> None:
+    docs = _docs()
+    if not docs:
+        pytest.skip("no docs yet")
+    for page in docs:
+        for number, line in enumerate(page.read_text(encoding="utf-8").splitlines(), 1):
+            for path, name in INCLUDE.findall(line):
+                where = f"{page.relative_to(ROOT)}:{number}"
+                assert (ROOT / path).is_file(), f"{where}: {path} does not exist"
+                if name:
+                    assert name in sections(ROOT / path), f"{where}: no section {name!r} in {path}"
+
+
+def console_fences(page: Path) -> list[tuple[int, list[str], list[str]]]:
+    """(line number, command, expected output lines) of each ``$ python snippets/...`` fence."""
+    lines = page.read_text(encoding="utf-8").splitlines()
+    found, i = [], 0
+    while i < len(lines):
+        match = FENCE_OPEN.match(lines[i])
+        i += 1
+        if not match:
+            continue
+        indent, fence = match["indent"], match["fence"]
+        closing = re.compile(rf"^{re.escape(indent)}{re.escape(fence[0])}{{{len(fence)},}}\s*$")
+        start, body = i, []
+        while i < len(lines) and not closing.match(lines[i]):
+            body.append(lines[i][len(indent) :] if lines[i].startswith(indent) else lines[i])
+            i += 1
+        i += 1
+        if body and body[0].startswith("$ python snippets/"):
+            found.append((start, shlex.split(body[0][2:]), body[1:]))
+    return found
+
+
+def test_console_fences_show_real_output() -> None:
+    docs = _docs()
+    if not docs:
+        pytest.skip("no docs yet: nothing claims any output")
+    fences = [(page, *fence) for page in docs for fence in console_fences(page)]
+    if list((ROOT / "docs" / "lessons").glob("*.md")):
+        assert fences, "lessons exist but none shows a snippet's output in a console fence"
+    run_all([command for _, _, command, _ in fences])
+    problems = []
+    for page, line, command, expected in fences:
+        result = run(*command)
+        actual = [text.rstrip() for text in result.stdout.splitlines()]
+        if result.returncode != 0 or actual != [text.rstrip() for text in expected]:
+            problems.append(
+                f"{page.relative_to(ROOT)}:{line}: `{' '.join(command)}` prints\n"
+                + "\n".join(actual)
+                + f"\n(exit {result.returncode}) but the page shows\n"
+                + "\n".join(expected)
+            )
+    assert not problems, "\n\n".join(problems)

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, ClassVar
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 import pytest
 
@@ -45,7 +45,14 @@ def skip_or_fail(reason: str) -> None:
 
 @pytest.fixture(scope="session")
 def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The course site and deck, built once per session by the real build command's code."""
+    """The course site and deck, built once per session by the real build command's code.
+
+    ``COURSE_TEST_SITE`` names an already built site to test instead (a CI job that has just
+    built ``site/``, or an author re-running browser tests while editing the CSS).
+    """
+    prebuilt = os.environ.get("COURSE_TEST_SITE")
+    if prebuilt:
+        return Path(prebuilt).resolve()
     from tools.cli import build_site
 
     site_dir = tmp_path_factory.mktemp("built") / "site"
@@ -115,6 +122,7 @@ class Watched:
     base_url: str
     console_errors: list[str] = field(default_factory=list)
     requests: list[Any] = field(default_factory=list)
+    local_hosts: set[str] = field(default_factory=lambda: set(LOCAL_HOSTS))
 
     def goto(self, path: str) -> Any:
         self.page.goto(self.base_url + path.lstrip("/"), wait_until="load")
@@ -127,21 +135,40 @@ class Watched:
             parts = urlsplit(request.url)
             if parts.scheme in ("data", "blob", "about"):
                 continue
-            if parts.scheme not in ("http", "https") or parts.hostname not in LOCAL_HOSTS:
+            if parts.scheme not in ("http", "https") or parts.hostname not in self.local_hosts:
                 out.append(request.url)
         return out
 
 
+def _serve_from_disk(site: Path, origin: str) -> Callable[[Any], None]:
+    """A Playwright route handler answering every request under ``origin`` from ``site``."""
+    prefix = urlsplit(origin).path
+
+    def fulfill(route: Any) -> None:
+        path = unquote(urlsplit(route.request.url).path).removeprefix(prefix)
+        file = (site / path).resolve()
+        if file.is_dir():
+            file = file / "index.html"
+        if file.is_file() and file.is_relative_to(site.resolve()):
+            route.fulfill(path=str(file))
+        else:
+            route.fulfill(status=404, body="not found")
+
+    return fulfill
+
+
 @pytest.fixture
-def open_site(browser: Any, site_url: str) -> Iterator[Callable[..., Watched]]:
+def open_site(browser: Any, site_url: str, built_site: Path) -> Iterator[Callable[..., Watched]]:
     """Open pages in fresh browser contexts (own storage); each is checked when the test ends.
 
     Every page a test opens must finish with no console error and no request to another
     origin: the offline promise is checked on every tested page, not on a chosen one.
+    ``origin`` serves the site at another address from disk, inside the browser (no network):
+    Material's instant navigation only runs when the page's address matches ``site_url``.
     """
     opened: list[tuple[Any, Watched]] = []
 
-    def _open(color_scheme: str = "light") -> Watched:
+    def _open(color_scheme: str = "light", origin: str | None = None) -> Watched:
         context = browser.new_context(
             viewport={"width": 1280, "height": 900},
             color_scheme=color_scheme,
@@ -149,7 +176,10 @@ def open_site(browser: Any, site_url: str) -> Iterator[Callable[..., Watched]]:
             reduced_motion="reduce",
         )
         page = context.new_page()
-        watched = Watched(page, site_url)
+        watched = Watched(page, origin or site_url)
+        if origin:
+            context.route(origin + "**", _serve_from_disk(built_site, origin))
+            watched.local_hosts.add(urlsplit(origin).hostname or "")
         page.on(
             "console",
             lambda message: (
@@ -159,7 +189,7 @@ def open_site(browser: Any, site_url: str) -> Iterator[Callable[..., Watched]]:
             ),
         )
         page.on("pageerror", lambda error: watched.console_errors.append(f"{page.url}: {error}"))
-        context.on("request", watched.requests.append)
+        context.on("request", lambda request: watched.requests.append(request))
         opened.append((context, watched))
         return watched
 

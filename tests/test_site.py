@@ -198,7 +198,26 @@ def test_python_markdown_passes_the_html_through_untouched(tmp_path):
     # The Urdu page title got its direction and language from its script.
     h1 = tree.find("h1")
     assert (h1.attrs.get("lang"), h1.attrs.get("dir")) == ("ur", "rtl")
+    assert h1.attrs["id"] == "گریڈینٹ-چیک-پوائنٹنگ-کوئز"  # a readable anchor, not "_1"
     assert tree.find("p").text == "Intro in English."
+
+
+def test_urdu_headings_get_direction_and_unique_readable_anchors_and_others_are_kept():
+    lines = [
+        "# اردو سرخی",
+        "## اردو سرخی",
+        "## سوال {#q1}",
+        "## English {#en}",
+        "```",
+        "# اردو in code",
+        "```",
+        "## سوال {: #q2 lang=en }",
+    ]
+    out = site._headings_with_direction(lines)
+    assert out[0] == '# اردو سرخی { #اردو-سرخی lang="ur" dir="rtl" }'
+    assert out[1] == '## اردو سرخی { #اردو-سرخی-1 lang="ur" dir="rtl" }'
+    assert out[2] == '## سوال {#q1 lang="ur" dir="rtl" }'
+    assert out[3:] == lines[3:]
 
 
 # --- flashcards -------------------------------------------------------------------------------
@@ -301,8 +320,11 @@ def test_direction_follows_each_lines_own_script_and_code_is_ltr(tmp_path):
 
     assert lang_dir(first.find("span", "quiz-prompt-text")) == ("ur", "rtl")
     assert lang_dir(second.find("span", "quiz-prompt-text")) == ("en", "ltr")
-    assert {lang_dir(o) for o in first.find_all("button", "quiz-option")} == {("ur", "rtl")}
-    assert {lang_dir(o) for o in second.find_all("button", "quiz-option")} == {("en", "ltr")}
+    assert lang_dir(first) == ("ur", "rtl") and lang_dir(second) == ("en", "ltr")
+    assert {lang_dir(o) for o in first.find_all("span", "quiz-option-text")} == {("ur", "rtl")}
+    assert {lang_dir(o) for o in second.find_all("span", "quiz-option-text")} == {("en", "ltr")}
+    # Interface strings stay in the quiz's language inside an English question.
+    assert lang_dir(second.find("summary").find("span")) == ("ur", "rtl")
     assert lang_dir(first.find("div", "quiz-explanation-text")) == ("ur", "rtl")
     assert lang_dir(second.find("div", "quiz-explanation-text")) == ("en", "ltr")
     codes = quiz.find_all("code") + quiz.find_all("pre")
@@ -323,6 +345,30 @@ def test_quiz_attributes_are_escaped(tmp_path):
     assert "<b>title" not in out
     quiz = Tree("\n".join(html_blocks(out))).root.find("section", "quiz")
     assert quiz.find("p", "quiz-title").text == 'A "quoted" <b>title</b>'
+
+
+def test_formula_only_options_still_have_an_accessible_name(tmp_path):
+    text = URDU_QUIZ.replace("`torch.utils.checkpoint`", r"$\sqrt{c \cdot L}$").replace(
+        "`torch.optim.SGD`", r"$\frac{L}{s}$ layers"
+    )
+    quiz = Tree("\n".join(html_blocks(render(tmp_path, text)))).root.find("section", "quiz")
+    options = quiz.find_all("fieldset")[1].find_all("button", "quiz-option")
+    labels = [m.attrs.get("aria-label") for o in options[:2] for m in o.find_all("math")]
+    assert labels == ["√(c · L)", "(L)/(s)"]
+
+
+@pytest.mark.parametrize(
+    ("tex", "spoken"),
+    [
+        (r"\sqrt{c \cdot L}", "√(c · L)"),
+        (r"\frac{a^{2}}{b}", "(a^2)/(b)"),
+        (r"O(\sqrt{N})", "O(√(N))"),
+        (r"\text{Mem}_{\text{ckpt}} \approx \frac{L}{k}", "Mem_ckpt ≈ (L)/(k)"),
+        (r"\alpha \le \beta", "alpha ≤ beta"),
+    ],
+)
+def test_speakable_tex(tex, spoken):
+    assert site.speakable_tex(tex) == spoken
 
 
 # --- embeds -----------------------------------------------------------------------------------

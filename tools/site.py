@@ -11,6 +11,7 @@ attribute value is escaped here, so nothing an author writes becomes markup or s
 from __future__ import annotations
 
 import re
+import unicodedata
 from html import escape
 from pathlib import Path
 
@@ -46,6 +47,9 @@ HIDE_ALL = "Hide all answers"
 
 _ATTR_LIST = re.compile(r"\{:?([^{}]*)\}$")
 _URDU_ATTRS = 'lang="ur" dir="rtl"'
+# Slug characters: word characters plus Arabic-script combining marks (Python's \w omits them).
+_NOT_SLUG = re.compile(r"[^\w\u0610-\u061a\u064b-\u065f\u0670\u06d6-\u06ed\s-]")
+_MATH_TAG = re.compile(r"<math\b(?![^>]*\saria-label=)")
 _CODE_TAG = re.compile(r"<(code|pre)(?![^>]*\sdir=)(?=[\s>])")
 
 
@@ -91,14 +95,16 @@ def render_page(page: Page, markdown: str, *, root: Path, strict_results: bool) 
 
 
 def _headings_with_direction(lines: list[str]) -> list[str]:
-    """Give Urdu headings ``lang``/``dir`` attributes (attr_list syntax), like every course line.
+    """Give Urdu headings ``lang``/``dir`` and a readable anchor (attr_list syntax).
 
     A heading's direction and font follow its script, as for quiz and card text: without this an
-    Urdu title on an English page would run left-to-right in the wrong font and clip.
+    Urdu title on an English page runs left-to-right in the wrong font and clips. The default
+    slug of an Urdu heading is empty (the anchor becomes ``#_1``), so it gets an Urdu slug.
     """
     from tools.parser import markdown as course_markdown
 
     out = list(lines)
+    used: set[str] = set()
     for token in course_markdown().parse("\n".join(lines)):
         if token.type != "heading_open" or token.level or not token.markup.startswith("#"):
             continue
@@ -107,11 +113,33 @@ def _headings_with_direction(lines: list[str]) -> list[str]:
         if index < 0 or script_lang(line) != "ur" or line.endswith("#"):
             continue
         attrs = _ATTR_LIST.search(line)
+        existing = attrs.group(1) if attrs else ""
+        if re.search(r"\b(lang|dir)=", existing):
+            continue
+        added = [_URDU_ATTRS]
+        if not re.search(r"(^|\s)#", existing):
+            text = line[: attrs.start()] if attrs else line
+            added.insert(0, "#" + _unique(_slug(text.lstrip("#").strip()), used))
         if attrs is None:
-            out[index] = f"{line} {{ {_URDU_ATTRS} }}"
-        elif not re.search(r"\b(lang|dir)=", attrs.group(1)):
-            out[index] = f"{line[: attrs.end(1)].rstrip()} {_URDU_ATTRS} }}"
+            out[index] = f"{line} {{ {' '.join(added)} }}"
+        else:
+            out[index] = f"{line[: attrs.end(1)].rstrip()} {' '.join(added)} }}"
     return out
+
+
+def _slug(text: str) -> str:
+    """Lower-case words joined by '-', keeping Arabic letters and their vowel marks."""
+    text = unicodedata.normalize("NFC", text).lower()
+    text = _NOT_SLUG.sub("", text)
+    return re.sub(r"[\s-]+", "-", text).strip("-") or "section"
+
+
+def _unique(slug: str, used: set[str]) -> str:
+    candidate, n = slug, 1
+    while candidate in used:
+        candidate, n = f"{slug}-{n}", n + 1
+    used.add(candidate)
+    return candidate
 
 
 def _file_lines(page: Page, root: Path) -> list[str]:
@@ -157,7 +185,72 @@ def _markdown(text: str, *, inline: bool) -> str:
     """Course Markdown to safe HTML; code stays left-to-right inside right-to-left text."""
     from tools.render import render_markdown
 
-    return _CODE_TAG.sub(r'<\1 dir="ltr"', render_markdown(text, target="site", inline=inline))
+    html = render_markdown(text, target="site", inline=inline)
+    return _label_math(text, _CODE_TAG.sub(r'<\1 dir="ltr"', html))
+
+
+def _label_math(text: str, html: str) -> str:
+    """Give each ``<math>`` an ``aria-label`` read from its TeX.
+
+    An option or a card question may be nothing but a formula; the accessible name of a button
+    or summary ignores MathML (role ``math`` is named by authors only), so without a label the
+    control has no name at all. Formulas are paired with ``<math>`` tags in order; if the counts
+    differ (a formula that could not be converted), nothing is labelled.
+    """
+    formulas = _math_sources(text)
+    tags = list(_MATH_TAG.finditer(html))
+    if not formulas or len(formulas) != len(tags):
+        return html
+    out, last = [], 0
+    for tag, tex in zip(tags, formulas, strict=True):
+        out += [html[last : tag.end()], f' aria-label="{_attr(speakable_tex(tex))}"']
+        last = tag.end()
+    return "".join(out) + html[last:]
+
+
+def _math_sources(text: str) -> list[str]:
+    from markdown_it import MarkdownIt
+    from mdit_py_plugins.dollarmath import dollarmath_plugin
+
+    found: list[str] = []
+    for token in MarkdownIt("commonmark").use(dollarmath_plugin, double_inline=True).parse(text):
+        for child in [token, *(token.children or [])]:
+            if child.type.startswith("math_"):
+                found.append(child.content.strip())
+    return found
+
+
+_TEX_SYMBOLS = {
+    "cdot": "·",
+    "times": "×",
+    "le": "≤",
+    "leq": "≤",
+    "ge": "≥",
+    "geq": "≥",
+    "ne": "≠",
+    "neq": "≠",
+    "approx": "≈",
+    "to": "→",
+    "infty": "∞",
+    "ldots": "…",
+    "dots": "…",
+    "cdots": "…",
+}
+
+
+def speakable_tex(tex: str) -> str:
+    """A short plain-text reading of TeX, e.g. ``\\sqrt{c \\cdot L}`` -> ``√(c · L)``."""
+    previous = None
+    while previous != tex:
+        previous = tex
+        tex = re.sub(r"\\frac\{([^{}]*)\}\{([^{}]*)\}", r"(\1)/(\2)", tex)
+        tex = re.sub(r"\\sqrt\{([^{}]*)\}", r"√(\1)", tex)
+        tex = re.sub(r"\\(?:text|mathrm|mathit|mathbf|operatorname)\{([^{}]*)\}", r"\1", tex)
+        tex = re.sub(r"(?<![A-Za-z}])\{([^{}]*)\}", r"\1", tex)
+    tex = re.sub(r"\\(?:left|right|big|Big|bigg|Bigg)\b", "", tex)
+    tex = re.sub(r"\\[,;:! ]", " ", tex)
+    tex = re.sub(r"\\([A-Za-z]+)", lambda m: _TEX_SYMBOLS.get(m.group(1), m.group(1)), tex)
+    return " ".join(tex.split())
 
 
 def _lang_attrs(lang: str) -> str:
@@ -225,7 +318,7 @@ def render_quiz(quiz: Quiz) -> str:
     ]
     total = len(quiz.questions)
     for number, question in enumerate(quiz.questions, 1):
-        parts.append(_question(question, number, total, text))
+        parts.append(_question(question, number, quiz.lang))
     parts.append(
         '<div class="quiz-footer" hidden>\n'
         f'<p class="quiz-score" aria-live="polite" aria-atomic="true">{escape(text["score"])}: '
@@ -237,11 +330,19 @@ def render_quiz(quiz: Quiz) -> str:
     return "\n".join(parts)
 
 
-def _question(question: Question, number: int, total: int, text: dict[str, str]) -> str:
+def _question(question: Question, number: int, quiz_lang: str) -> str:
+    """One question, laid out in its prompt's direction (number, options, marks).
+
+    Each piece of text inside carries its own language and direction; interface strings are in
+    the quiz's language, so an English question of an Urdu quiz still says "Show answer" in Urdu.
+    """
+    text = UI_TEXT[quiz_lang]
+    ui = _lang_attrs(quiz_lang)
     anchor = _attr(question.anchor)
     prompt_lang = script_lang(question.prompt)
     parts = [
-        f'<fieldset class="quiz-question" id="{anchor}" data-answer="{question.answer}">',
+        f'<fieldset class="quiz-question" id="{anchor}" data-answer="{question.answer}"'
+        f"{_lang_attrs(prompt_lang)}>",
         f'<legend class="quiz-prompt"><span class="quiz-number">{number}.</span> '
         f'<span class="quiz-prompt-text"{_lang_attrs(prompt_lang)}>'
         f"{_markdown(question.prompt, inline=True)}</span></legend>",
@@ -249,10 +350,9 @@ def _question(question: Question, number: int, total: int, text: dict[str, str])
     ]
     for index, option in enumerate(question.options):
         parts.append(
-            f'<li><button type="button" class="quiz-option" data-index="{index}"'
-            f"{_lang_attrs(option.lang)}>"
-            f'<span class="quiz-option-text">{_markdown(option.text, inline=True)}</span>'
-            "</button></li>"
+            f'<li><button type="button" class="quiz-option" data-index="{index}">'
+            f'<span class="quiz-option-text"{_lang_attrs(option.lang)}>'
+            f"{_markdown(option.text, inline=True)}</span></button></li>"
         )
     right = question.options[question.answer]
     explanation_lang = script_lang(question.explanation)
@@ -260,8 +360,8 @@ def _question(question: Question, number: int, total: int, text: dict[str, str])
         "</ol>",
         '<p class="quiz-feedback" aria-live="polite"></p>',
         '<details class="quiz-explanation">',
-        f"<summary>{escape(text['show_answer'])}</summary>",
-        f'<p class="quiz-answer"><strong>{escape(text["correct_answer"])}:</strong> '
+        f"<summary><span{ui}>{escape(text['show_answer'])}</span></summary>",
+        f'<p class="quiz-answer"><strong{ui}>{escape(text["correct_answer"])}:</strong> '
         f"<span{_lang_attrs(right.lang)}>{_markdown(right.text, inline=True)}</span></p>",
         f'<div class="quiz-explanation-text"{_lang_attrs(explanation_lang)}>',
         _markdown(question.explanation, inline=False),

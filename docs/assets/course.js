@@ -123,6 +123,8 @@
       feedback.className = "quiz-feedback " + (right ? "is-correct" : "is-incorrect");
       feedback.appendChild(icon(right ? "correct" : "incorrect"));
       var words = document.createElement("span");
+      words.lang = quiz.lang;
+      words.dir = quiz.dir;
       words.textContent = right ? text.correct : text.incorrect;
       feedback.appendChild(words);
       var explanation = question.querySelector(".quiz-explanation");
@@ -216,7 +218,30 @@
     if (target && target.matches("details.flashcard")) target.open = true;
   }
 
+  // Material's search overlay is a role="dialog" without a name; screen readers then announce
+  // an anonymous dialog. Name it after the search field's own (localized) label.
+  function nameSearchDialog() {
+    var dialog = document.querySelector(".md-search[role='dialog']");
+    var input = document.querySelector(".md-search__input");
+    if (!dialog || dialog.hasAttribute("aria-label") || !input) return;
+    dialog.setAttribute("aria-label", input.getAttribute("aria-label") || input.placeholder || "Search");
+  }
+
+  // A table wider than the page scrolls inside Material's wrapper; keyboard users can scroll it
+  // only if it takes focus, and a focusable region needs a name.
+  function focusableScrollAreas() {
+    Array.prototype.forEach.call(document.querySelectorAll(".md-typeset__scrollwrap"), function (wrap) {
+      if (wrap.hasAttribute("tabindex") || wrap.scrollWidth <= wrap.clientWidth + 1) return;
+      var caption = wrap.querySelector("caption");
+      wrap.setAttribute("tabindex", "0");
+      wrap.setAttribute("role", "region");
+      wrap.setAttribute("aria-label", caption ? caption.textContent.trim() : "Table");
+    });
+  }
+
   function init() {
+    nameSearchDialog();
+    focusableScrollAreas();
     Array.prototype.slice.call(document.querySelectorAll("section.quiz")).forEach(initQuiz);
     initFlashcards(document);
     openLinkedCard();
@@ -230,4 +255,5 @@
     init();
   }
   window.addEventListener("hashchange", openLinkedCard);
+  window.addEventListener("resize", focusableScrollAreas);
 })();

@@ -1,0 +1,381 @@
+"""The built site in a real browser: headless Debian Chromium driven by Playwright.
+
+Every page opened through the ``open_site`` fixture is also checked, when its test ends, for
+console errors and for requests to any origin other than the local server (conftest.py).
+Screenshots and page weights go to test-artifacts/ (git-ignored) for a person to look at.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import sqlite3
+import tempfile
+import zipfile
+from pathlib import Path
+from urllib.parse import urljoin
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+ROOT = Path(__file__).resolve().parent.parent
+HOME = "index.html"
+LESSON = "lessons/02-gradient-checkpointing.html"
+URDU_QUIZ = "quizzes/checkpointing-ur.html"
+NASTALIQ = "Noto Nastaliq Urdu"
+MAX_LESSON_BYTES = 1_500_000
+
+
+def expect():
+    from playwright.sync_api import expect as playwright_expect
+
+    return playwright_expect
+
+
+def lesson_pages() -> list[str]:
+    return [
+        f"lessons/{path.stem}.html" for path in sorted((ROOT / "docs" / "lessons").glob("*.md"))
+    ]
+
+
+def quiz_parts(page, index: int):
+    """The question at ``index`` of the page's first quiz, its options and its right answer."""
+    question = page.locator("section.quiz .quiz-question").nth(index)
+    options = question.locator(".quiz-option")
+    return question, options, int(question.get_attribute("data-answer"))
+
+
+def score(page) -> str:
+    return page.locator("section.quiz .quiz-score-value").first.inner_text().strip()
+
+
+def total_questions(page) -> int:
+    return page.locator("section.quiz").first.locator(".quiz-question").count()
+
+
+# --- quizzes ----------------------------------------------------------------------------------
+
+
+def test_right_and_wrong_answers_show_feedback_explanation_and_score(open_site):
+    page = open_site().goto(URDU_QUIZ)
+    quiz = page.locator("section.quiz").first
+    total = total_questions(page)
+    correct_text = quiz.get_attribute("data-text-correct")
+    incorrect_text = quiz.get_attribute("data-text-incorrect")
+    expect()(quiz.locator(".quiz-footer")).to_be_visible()
+    assert score(page) == f"0 / {total}"
+    assert quiz.locator(".quiz-score").get_attribute("aria-live") == "polite"
+
+    question, options, answer = quiz_parts(page, 0)
+    explanation = question.locator(".quiz-explanation-text")
+    expect()(explanation).to_be_hidden()
+    options.nth(answer).click()
+    feedback = question.locator(".quiz-feedback")
+    expect()(feedback).to_have_text(correct_text)
+    expect()(feedback.locator("svg")).to_be_visible()  # an icon, not colour alone
+    expect()(explanation).to_be_visible()
+    expect()(options.nth(answer)).to_have_class("quiz-option is-correct")
+    assert score(page) == f"1 / {total}"
+
+    question, options, answer = quiz_parts(page, 1)
+    wrong = (answer + 1) % options.count()
+    options.nth(wrong).click()
+    feedback = question.locator(".quiz-feedback")
+    expect()(feedback).to_have_text(incorrect_text)
+    expect()(question.locator(".quiz-explanation-text")).to_be_visible()
+    expect()(options.nth(wrong)).to_have_class("quiz-option is-incorrect")
+    expect()(options.nth(answer)).to_have_class("quiz-option is-correct")  # the right one shown
+    assert score(page) == f"1 / {total}"
+
+    # An answered question is locked: a second click changes neither feedback nor score.
+    options.nth(answer).dispatch_event("click")
+    expect()(feedback).to_have_text(incorrect_text)
+    assert options.nth(answer).get_attribute("aria-disabled") == "true"
+    assert score(page) == f"1 / {total}"
+
+
+def test_progress_survives_a_reload_and_try_again_resets_it(open_site):
+    page = open_site().goto(URDU_QUIZ)
+    quiz_id = page.locator("section.quiz").first.get_attribute("data-quiz-id")
+    total = total_questions(page)
+    _, options, answer = quiz_parts(page, 0)
+    options.nth(answer).click()
+    _, options, answer = quiz_parts(page, 2)
+    options.nth((answer + 1) % options.count()).click()
+    assert score(page) == f"1 / {total}"
+
+    page.reload()
+    question, options, answer = quiz_parts(page, 0)
+    expect()(question.locator(".quiz-feedback")).to_have_class("quiz-feedback is-correct")
+    expect()(question.locator(".quiz-explanation-text")).to_be_visible()
+    assert quiz_parts(page, 2)[0].get_attribute("data-chosen") is not None
+    assert quiz_parts(page, 1)[0].get_attribute("data-chosen") is None
+    assert score(page) == f"1 / {total}"
+    stored = page.evaluate("id => localStorage.getItem('course-quiz:' + id)", quiz_id)
+    assert stored is not None and len(json.loads(stored)) == 2
+
+    page.locator("section.quiz .quiz-retry").first.click()
+    assert score(page) == f"0 / {total}"
+    expect()(question.locator(".quiz-feedback")).to_be_empty()
+    expect()(question.locator(".quiz-explanation-text")).to_be_hidden()
+    assert page.evaluate("id => localStorage.getItem('course-quiz:' + id)", quiz_id) is None
+    page.reload()
+    assert score(page) == f"0 / {total}"
+    assert page.locator("section.quiz [data-chosen]").count() == 0
+
+
+def test_quiz_is_operable_with_the_keyboard(open_site):
+    page = open_site().goto(URDU_QUIZ)
+    for index, key in ((0, "Enter"), (1, " ")):
+        question, options, answer = quiz_parts(page, index)
+        options.nth(answer).focus()
+        page.keyboard.press(key if key != " " else "Space")
+        expect()(question.locator(".quiz-feedback")).to_have_class("quiz-feedback is-correct")
+        # Focus stays on the chosen option (aria-disabled, not disabled, keeps it reachable).
+        assert page.evaluate("document.activeElement.classList.contains('quiz-option')")
+    assert score(page) == f"2 / {total_questions(page)}"
+
+
+def published_url(site: Path) -> str:
+    """The site's public address (``site_url``): the shortest address in its sitemap."""
+    locations = re.findall(r"<loc>([^<]+)</loc>", (site / "sitemap.xml").read_text("utf-8"))
+    return min(locations, key=len).rsplit("/", 1)[0] + "/"
+
+
+def test_quiz_works_after_materials_instant_navigation(open_site, built_site):
+    """Material swaps the content in place (no reload); course.js must re-initialise the quiz."""
+    page = open_site(origin=published_url(built_site)).goto(HOME)
+    page.wait_for_load_state("networkidle")  # Material reads the sitemap before it intercepts
+    page.evaluate("window.__sameDocument = true")
+    page.locator(f'.md-nav a[href$="{URDU_QUIZ.rsplit("/", 1)[1]}"]').first.click()
+    page.wait_for_url(f"**/{URDU_QUIZ}")
+    page.locator("section.quiz .quiz-footer").first.wait_for(state="visible")
+    assert page.evaluate("window.__sameDocument === true"), "the page was fully reloaded"
+    question, options, answer = quiz_parts(page, 0)
+    options.nth(answer).click()
+    expect()(question.locator(".quiz-feedback")).to_have_class("quiz-feedback is-correct")
+    assert score(page) == f"1 / {total_questions(page)}"
+
+
+# --- flashcards -------------------------------------------------------------------------------
+
+
+def test_flashcard_reveals_by_mouse_and_keyboard_and_show_all_works(open_site):
+    page = open_site().goto(LESSON)
+    cards = page.locator("details.flashcard")
+    assert cards.count() >= 2
+    card = cards.first
+    answer = card.locator(".flashcard-answer")
+    summary = card.locator("summary")
+    expect()(answer).to_be_hidden()
+    summary.click()
+    expect()(answer).to_be_visible()
+    summary.click()
+    expect()(answer).to_be_hidden()
+
+    summary.focus()
+    page.keyboard.press("Enter")
+    expect()(answer).to_be_visible()
+    page.keyboard.press("Enter")
+    expect()(answer).to_be_hidden()
+    page.keyboard.press("Space")
+    expect()(answer).to_be_visible()
+    page.keyboard.press("Space")
+    expect()(answer).to_be_hidden()
+
+    toggle = page.locator(".flashcards-toggle")
+    assert toggle.count() == 1
+    expect()(toggle).to_be_visible()
+    expect()(toggle).to_have_attribute("aria-expanded", "false")
+    toggle.click()
+    expect()(toggle).to_have_attribute("aria-expanded", "true")
+    expect()(toggle).to_have_text("Hide all answers")
+    assert page.locator("details.flashcard:not([open])").count() == 0
+    expect()(cards.last.locator(".flashcard-answer")).to_be_visible()
+    toggle.press("Enter")
+    expect()(toggle).to_have_attribute("aria-expanded", "false")
+    expect()(toggle).to_have_text("Show all answers")
+    assert page.locator("details.flashcard[open]").count() == 0
+
+
+# --- Urdu, fonts, math, search ----------------------------------------------------------------
+
+
+def test_urdu_quiz_is_rtl_with_ltr_english_and_code_and_nastaliq_loaded(open_site):
+    watched = open_site()
+    page = watched.goto(URDU_QUIZ)
+    page.evaluate("document.fonts.ready.then(() => true)")
+    facts = page.evaluate(
+        """(family) => {
+        const style = (el) => getComputedStyle(el);
+        const quiz = document.querySelector('section.quiz');
+        const prompts = [...quiz.querySelectorAll('.quiz-prompt-text')];
+        const urdu = prompts.find((el) => el.lang === 'ur');
+        const english = prompts.find((el) => el.lang === 'en');
+        const codes = [...quiz.querySelectorAll('code, pre')];
+        const h1 = document.querySelector('.md-content h1');
+        return {
+          quiz: [quiz.lang, quiz.dir, style(quiz).direction],
+          urdu: [style(urdu).direction, style(urdu).fontFamily,
+                 parseFloat(style(urdu).lineHeight) / parseFloat(style(urdu).fontSize)],
+          english: style(english).direction,
+          codes: codes.map((el) => style(el).direction),
+          h1: [h1.lang, style(h1).direction, style(h1).fontFamily],
+          fonts: [...document.fonts].filter((f) => f.family.replace(/["']/g, '') === family)
+                   .map((f) => [f.weight, f.status]),
+          check: document.fonts.check(`16px "${family}"`, 'اردو'),
+        };
+      }""",
+        NASTALIQ,
+    )
+    assert facts["quiz"] == ["ur", "rtl", "rtl"]
+    direction, family, line_height = facts["urdu"]
+    assert direction == "rtl"
+    assert family.strip("\"'").startswith(NASTALIQ)
+    assert line_height >= 2.0, "Nastaliq needs a tall line or its glyphs collide and clip"
+    assert facts["english"] == "ltr"
+    assert facts["codes"] and set(facts["codes"]) == {"ltr"}
+    assert facts["h1"][:2] == ["ur", "rtl"]
+    assert ["400", "loaded"] in facts["fonts"], facts["fonts"]
+    assert facts["check"]
+    fonts = [r.url for r in watched.requests if r.url.endswith(".woff2")]
+    assert any("nastaliq" in url for url in fonts), fonts
+
+
+def test_english_lesson_does_not_download_the_urdu_font(open_site):
+    watched = open_site()
+    page = watched.goto(LESSON)
+    page.evaluate("document.fonts.ready.then(() => true)")
+    assert not [r.url for r in watched.requests if "nastaliq" in r.url]
+
+
+def test_math_is_rendered_as_mathml_without_scripts(open_site):
+    watched = open_site()
+    page = watched.goto(LESSON)
+    maths = page.locator(".md-content math:not(details:not([open]) math)")
+    assert maths.count() > 0, "lesson 2 shows its formulas as MathML"
+    for index in range(min(maths.count(), 5)):
+        box = maths.nth(index).bounding_box()
+        assert box and box["width"] > 0 and box["height"] > 0
+    scripts = [r.url for r in watched.requests if r.resource_type == "script"]
+    assert not [url for url in scripts if "mathjax" in url.lower() or "katex" in url.lower()]
+
+
+def test_search_finds_checkpoint(open_site):
+    page = open_site().goto(HOME)
+    search = page.locator("input.md-search__input")
+    search.click()
+    search.press_sequentially("checkpoint")
+    results = page.locator(".md-search-result__item")
+    results.first.wait_for(state="visible", timeout=15_000)
+    assert "checkpoint" in page.locator(".md-search-result").inner_text().lower()
+
+
+# --- downloads, offline, weight ---------------------------------------------------------------
+
+
+def test_deck_download_link_returns_a_valid_apkg(open_site):
+    page = open_site().goto(HOME)
+    link = page.locator('.md-content a[href$=".apkg"]').first
+    response = page.request.get(urljoin(page.url, link.get_attribute("href")))
+    assert response.ok, response.status
+    archive = zipfile.ZipFile(io.BytesIO(response.body()))
+    names = set(archive.namelist())
+    collection = next(n for n in ("collection.anki21", "collection.anki2") if n in names)
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "collection.sqlite"
+        path.write_bytes(archive.read(collection))
+        with sqlite3.connect(path) as db:
+            assert db.execute("select count(*) from notes").fetchone()[0] > 0
+
+
+def test_pages_stay_on_the_site_and_lessons_are_light(open_site, artifacts):
+    """First-load weight of each page (every response body, fonts included) and no foreign load.
+
+    The foreign-request and console-error checks run on every page when the test ends.
+    """
+    weights = {}
+    for path in [HOME, URDU_QUIZ, *lesson_pages()]:
+        watched = open_site()
+        page = watched.goto(path)
+        page.wait_for_load_state("networkidle")
+        page.evaluate("document.fonts.ready.then(() => true)")
+        weights[path] = sum(
+            r.sizes()["responseBodySize"] for r in watched.requests if r.response() is not None
+        )
+    (artifacts / "page-weights.json").write_text(json.dumps(weights, indent=2) + "\n")
+    heavy = {p: w for p, w in weights.items() if p.startswith("lessons/") and w > MAX_LESSON_BYTES}
+    assert not heavy, f"lesson pages over {MAX_LESSON_BYTES} bytes on first load: {heavy}"
+
+
+# --- accessibility ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("path", "scheme"),
+    [
+        (HOME, "light"),
+        (LESSON, "light"),
+        (LESSON, "dark"),
+        (URDU_QUIZ, "light"),
+        (URDU_QUIZ, "dark"),
+    ],
+)
+def test_no_serious_or_critical_accessibility_violations(open_site, path, scheme):
+    from axe_playwright_python.sync_playwright import Axe
+
+    page = open_site(color_scheme=scheme).goto(path)
+    if path == URDU_QUIZ:  # check the answered state too: feedback, marks, open explanations
+        _, options, answer = quiz_parts(page, 0)
+        options.nth(answer).click()
+        _, options, answer = quiz_parts(page, 1)
+        options.nth((answer + 1) % options.count()).click()
+    results = Axe().run(page)
+    bad = [v for v in results.response["violations"] if v["impact"] in ("serious", "critical")]
+    report = "\n".join(
+        f"{v['impact']}: {v['id']} ({v['help']}): "
+        + "; ".join(str(node["target"]) for node in v["nodes"][:5])
+        for v in bad
+    )
+    assert not bad, report
+
+
+# --- screenshots ------------------------------------------------------------------------------
+
+
+def test_screenshots_for_review(open_site, artifacts):
+    """Pictures a person looks at: clipped Urdu glyphs, overlaps and broken layout are bugs."""
+    page = open_site().goto(HOME)
+    page.screenshot(path=artifacts / "home.png", full_page=True)
+
+    page = open_site().goto(LESSON)
+    page.screenshot(path=artifacts / "lesson-2.png", full_page=True)
+    table = page.locator(".md-content .benchmark-table").first
+    assert table.locator("table tbody tr").count() > 0, "lesson 2 shows a benchmark table"
+    # A clip of the full-page picture taken from the top: Material's sticky header stays at the
+    # top of the page instead of covering the table's first rows.
+    page.evaluate("window.scrollTo(0, 0)")
+    page.screenshot(
+        path=artifacts / "lesson-2-benchmark-table.png", full_page=True, clip=table.bounding_box()
+    )
+    page.locator(".flashcards-toggle").click()
+    page.locator(".flashcards").first.screenshot(path=artifacts / "lesson-2-flashcards.png")
+
+    for scheme in ("light", "dark"):
+        page = open_site(color_scheme=scheme).goto(URDU_QUIZ)
+        _, options, answer = quiz_parts(page, 0)
+        options.nth(answer).click()
+        _, options, answer = quiz_parts(page, 1)
+        options.nth((answer + 1) % options.count()).click()
+        page.evaluate("document.fonts.ready.then(() => true)")
+        scheme_attr = page.evaluate("document.body.getAttribute('data-md-color-scheme')")
+        assert scheme_attr == ("slate" if scheme == "dark" else "default")
+        page.evaluate("window.scrollTo(0, 0)")
+        page.screenshot(path=artifacts / f"urdu-quiz-{scheme}.png", full_page=True)
+        page.locator("section.quiz").first.screenshot(
+            path=artifacts / f"urdu-quiz-{scheme}-quiz.png"
+        )
+    for name in ("home", "lesson-2", "urdu-quiz-light", "urdu-quiz-dark"):
+        assert (artifacts / f"{name}.png").stat().st_size > 10_000

@@ -168,12 +168,15 @@ def open_site(browser: Any, site_url: str, built_site: Path) -> Iterator[Callabl
     """
     opened: list[tuple[Any, Watched]] = []
 
-    def _open(color_scheme: str = "light", origin: str | None = None) -> Watched:
+    def _open(
+        color_scheme: str = "light", origin: str | None = None, javascript: bool = True
+    ) -> Watched:
         context = browser.new_context(
             viewport={"width": 1280, "height": 900},
             color_scheme=color_scheme,
             locale="en-US",
             reduced_motion="reduce",
+            java_script_enabled=javascript,
         )
         page = context.new_page()
         watched = Watched(page, origin or site_url)

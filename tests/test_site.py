@@ -405,6 +405,20 @@ def test_unknown_embed_names_its_file_and_line(tmp_path):
         site.render_embed(embed, root=tmp_path, strict_results=False)
 
 
+# --- the test fixtures' own rule ----------------------------------------------------------------
+
+
+def test_a_missing_browser_skips_locally_and_fails_under_ci(monkeypatch):
+    from conftest import skip_or_fail
+
+    monkeypatch.delenv("CI", raising=False)
+    with pytest.raises(pytest.skip.Exception):
+        skip_or_fail("no browser")
+    monkeypatch.setenv("CI", "true")
+    with pytest.raises(pytest.fail.Exception, match="CI=true"):
+        skip_or_fail("no browser")
+
+
 # --- the script -------------------------------------------------------------------------------
 
 

@@ -200,6 +200,22 @@ def test_flashcard_reveals_by_mouse_and_keyboard_and_show_all_works(open_site):
     assert page.locator("details.flashcard[open]").count() == 0
 
 
+def test_answers_stay_reachable_without_javascript(open_site):
+    page = open_site(javascript=False).goto(URDU_QUIZ)
+    question = page.locator("section.quiz .quiz-question").first
+    expect()(question.locator(".quiz-explanation-text")).to_be_hidden()
+    question.locator(".quiz-explanation > summary").click()
+    expect()(question.locator(".quiz-answer")).to_be_visible()
+    expect()(question.locator(".quiz-explanation-text")).to_be_visible()
+    expect()(page.locator("section.quiz .quiz-footer").first).to_be_hidden()  # needs the script
+
+    page = open_site(javascript=False).goto(LESSON)
+    card = page.locator("details.flashcard").first
+    card.locator("summary").click()
+    expect()(card.locator(".flashcard-answer")).to_be_visible()
+    expect()(page.locator(".flashcards-toggle")).to_be_hidden()
+
+
 # --- Urdu, fonts, math, search ----------------------------------------------------------------
 
 

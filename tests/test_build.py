@@ -14,7 +14,16 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-COPIED = ["docs", "snippets", "tools", "deck", "overrides", "mkdocs.yml", "pyproject.toml", ".cache"]
+COPIED = [
+    "docs",
+    "snippets",
+    "tools",
+    "deck",
+    "overrides",
+    "mkdocs.yml",
+    "pyproject.toml",
+    ".cache",
+]
 
 pytestmark = pytest.mark.slow
 

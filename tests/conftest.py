@@ -32,6 +32,14 @@ CHROMIUM_ARGS = [
 ]
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--regenerate",
+        action="store_true",
+        help="rewrite the committed CPU benchmark results even when they are current",
+    )
+
+
 def _in_ci() -> bool:
     return os.environ.get("CI", "").lower() == "true"
 

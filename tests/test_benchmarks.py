@@ -6,9 +6,9 @@ for every strategy, saved bytes equal to the per-layer model, OOM reported as a 
 
 When the committed ``docs/benchmarks/checkpointing-cpu.json`` is rewritten: only when it is
 missing, when it is stale (its code hash no longer matches ``snippets/checkpointing.py`` and the
-modules it imports), or when asked with ``REGENERATE_BENCHMARKS=1`` (or ``--regenerate``, if
-``tests/conftest.py`` registers that option). Timings differ on every run, so rewriting the
-file on every ``pytest`` would leave a dirty tree after each run and bury real changes in noise;
+modules it imports), or when asked with ``pytest --regenerate``. Timings differ on every run, so
+rewriting the file on every ``pytest`` would leave a dirty tree after each run and bury real
+changes in noise;
 rewriting it when the code changed keeps the committed numbers honest. The GPU file is written
 by ``tests/test_benchmarks_gpu.py`` only.
 
@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
 import shutil
 import time
 import warnings
@@ -44,16 +43,11 @@ CPU_FILE = RESULTS / "checkpointing-cpu.json"
 CONFIG = checkpointing.CONFIGS["cpu"]
 
 
-def _regenerate_requested(config: pytest.Config) -> bool:
-    option = config.getoption("--regenerate", default=False)
-    return bool(option) or os.environ.get("REGENERATE_BENCHMARKS", "") not in ("", "0")
-
-
 @pytest.fixture(scope="module")
 def cpu_results(request: pytest.FixtureRequest) -> dict[str, Any]:
     """A fresh CPU measurement; also rewrites the committed file when stale or asked."""
     results = checkpointing.run_benchmark(CONFIG, "cpu")
-    if _regenerate_requested(request.config) or not provenance.is_current(CPU_FILE, ROOT):
+    if request.config.getoption("--regenerate") or not provenance.is_current(CPU_FILE, ROOT):
         provenance.write_results(results, RESULTS)
     return results
 

@@ -13,11 +13,11 @@ import re
 import sqlite3
 import subprocess
 import zipfile
-from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
 import pytest
+from html_tags import tags
 
 pytestmark = pytest.mark.anki
 
@@ -139,21 +139,6 @@ def import_apkg(col: Any, apkg: Path) -> Any:
         options=ImportAnkiPackageOptions(with_scheduling=False, merge_notetypes=True),
     )
     return col.import_anki_package(request).log
-
-
-class _Tags(HTMLParser):
-    def __init__(self) -> None:
-        super().__init__()
-        self.tags: list[tuple[str, dict[str, str | None]]] = []
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        self.tags.append((tag, dict(attrs)))
-
-
-def tags(html: str) -> list[tuple[str, dict[str, str | None]]]:
-    parser = _Tags()
-    parser.feed(html)
-    return parser.tags
 
 
 def body(html: str) -> str:

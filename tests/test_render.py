@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import html
 import re
-from html.parser import HTMLParser
 
 import pytest
+from html_tags import tags
 
 pytest.importorskip("markdown_it", reason="the course engine's dependencies are not installed")
 
@@ -19,23 +19,6 @@ from tools.render import (
 
 TARGETS = ["site", "anki"]
 URDU = "PyTorch میں گریڈینٹ چیک پوائنٹ کے لیے torch.utils.checkpoint استعمال ہوتا ہے"
-
-
-class _Tags(HTMLParser):
-    """Every start tag with its attributes, as a browser would parse the HTML."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.tags: list[tuple[str, dict[str, str | None]]] = []
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        self.tags.append((tag, dict(attrs)))
-
-
-def tags(html: str) -> list[tuple[str, dict[str, str | None]]]:
-    parser = _Tags()
-    parser.feed(html)
-    return parser.tags
 
 
 # --- Markdown features and safety --------------------------------------------------------------

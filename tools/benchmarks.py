@@ -396,18 +396,20 @@ def _view_table(results: list[Results]) -> str:
 def _table(result: Results) -> str:
     gpu = result.on_gpu
     quantity = "peak" if gpu else "saved"
+    # The second memory quantity: saved bytes on a GPU; peak memory only where it was measured.
+    other_key = "saved_bytes" if gpu else "peak_bytes"
+    show_other = any(row.get(other_key) is not None for row in result.rows)
     head = [
         "Strategy",
-        "Layers per group / segments",
         f"Predicted {quantity}",
         f"Measured {quantity}",
         "Measured / predicted",
-        "Saved for backward" if gpu else "Peak memory",
+        *(["Saved for backward" if gpu else "Peak memory"] if show_other else []),
         "Step time",
         "Overhead / one-forward bound",
         "Gradients equal",
     ]
-    caption = f"Gradient checkpointing on {_e(result.device['name'])}: {_e(_shape(result))}. " + (
+    note = f"{_e(_shape(result))}. " + (
         "Predicted and measured: peak memory above parameters and gradients."
         if gpu
         else "Predicted and measured: bytes saved for backward (a CPU has no peak-memory "
@@ -415,40 +417,40 @@ def _table(result: Results) -> str:
     )
     lines = [
         '<div class="benchmark benchmark-table">',
+        f'<p class="benchmark-note">{note}</p>',
         "<table>",  # no class: Material styles (and scroll-wraps) plain tables only
-        f"<caption>{caption}</caption>",
+        f"<caption>Gradient checkpointing on {_e(result.device['name'])}</caption>",
         "<thead><tr>" + "".join(f'<th scope="col">{_e(h)}</th>' for h in head) + "</tr></thead>",
         "<tbody>",
     ]
     for row in result.rows:
-        lines.append(_table_row(row, gpu))
+        lines.append(_table_row(row, gpu, show_other))
     lines += ["</tbody>", "</table>", _provenance_line(result), "</div>"]
     return "\n".join(lines)
 
 
-def _table_row(row: dict[str, Any], gpu: bool) -> str:
+def _table_row(row: dict[str, Any], gpu: bool, show_other: bool) -> str:
     key = "peak_bytes" if gpu else "saved_bytes"
     predicted = row["predicted_peak_bytes"] if gpu else row["predicted_saved_bytes"]
-    cells = [
-        f'<th scope="row">{_e(STRATEGY_NAMES.get(row["strategy"], row["strategy"]))}</th>',
-        f"<td>{_e(describe_parameter(row))}</td>",
-        f'<td class="num">{fmt_bytes(predicted)}</td>',
-    ]
+    parameter = describe_parameter(row)
+    strategy = _e(STRATEGY_NAMES.get(row["strategy"], row["strategy"]))
+    if parameter != "—":
+        strategy += f"<br><small>{_e(parameter)}</small>"
+    cells = [f'<th scope="row">{strategy}</th>', f'<td class="num">{fmt_bytes(predicted)}</td>']
     if row["status"] == "oom":
         cells.append(
-            '<td class="num benchmark-oom" colspan="7"><strong>OOM</strong>: ran out '
-            "of memory (a result, not a crash)</td>"
+            f'<td class="num benchmark-oom" colspan="{5 + show_other}">'
+            "<strong>OOM</strong>: ran out of memory (a result, not a crash)</td>"
         )
         return '<tr class="benchmark-oom">' + "".join(cells) + "</tr>"
     ratio = _ratio(row[key], predicted)
-    other = row["saved_bytes"] if gpu else row["peak_bytes"]
-    other_text = fmt_bytes(other)
+    other_text = fmt_bytes(row["saved_bytes"] if gpu else row["peak_bytes"])
     if gpu and row["saved_on"] == "host":
         other_text += " (host)"
     cells += [
         f'<td class="num">{fmt_bytes(row[key])}</td>',
         f'<td class="num">{"—" if ratio is None else f"{ratio:.2f}"}</td>',
-        f'<td class="num">{other_text}</td>',
+        *([f'<td class="num">{other_text}</td>'] if show_other else []),
         f'<td class="num">{fmt_time(row["step_time_s"])}</td>',
         f'<td class="num">{_overhead_text(row)}</td>',
         f"<td>{_grads_text(row)}</td>",

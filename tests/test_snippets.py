@@ -21,12 +21,13 @@ import pytest
 import regression_test  # a module: importing its test function by name would collect it here
 import torch
 
+from tools.parser import parse_course
+
 ROOT = Path(__file__).resolve().parent.parent
 SNIPPETS = ROOT / "snippets"
 EXPECTED_COSINE = 32 / (14**0.5 * 77**0.5)
 REAL_1D_ERROR = "IndexError: Dimension out of range (expected to be in range of [-1, 0], but got 1)"
 SECTION = re.compile(r"^# --8<-- \[(start|end):([\w-]+)\]\s*$")
-FENCE_OPEN = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})\s*console\b.*$")
 INCLUDE = re.compile(r'--8<--\s+"(snippets/[\w./-]+?)(?::([\w-]+))?"')
 
 
@@ -233,44 +234,28 @@ def test_includes_in_docs_name_existing_sections() -> None:
                     assert name in sections(ROOT / path), f"{where}: no section {name!r} in {path}"
 
 
-def console_fences(page: Path) -> list[tuple[int, list[str], list[str]]]:
-    """(line number, command, expected output lines) of each ``$ python snippets/...`` fence."""
-    lines = page.read_text(encoding="utf-8").splitlines()
-    found, i = [], 0
-    while i < len(lines):
-        match = FENCE_OPEN.match(lines[i])
-        i += 1
-        if not match:
-            continue
-        indent, fence = match["indent"], match["fence"]
-        closing = re.compile(rf"^{re.escape(indent)}{re.escape(fence[0])}{{{len(fence)},}}\s*$")
-        start, body = i, []
-        while i < len(lines) and not closing.match(lines[i]):
-            body.append(lines[i][len(indent) :] if lines[i].startswith(indent) else lines[i])
-            i += 1
-        i += 1
-        if body and body[0].startswith("$ python snippets/"):
-            found.append((start, shlex.split(body[0][2:]), body[1:]))
-    return found
-
-
 def test_console_fences_show_real_output() -> None:
-    docs = _docs()
-    if not docs:
-        pytest.skip("no docs yet: nothing claims any output")
-    fences = [(page, *fence) for page in docs for fence in console_fences(page)]
+    """Every ``$ python snippets/...`` fence the parser finds shows that command's real stdout."""
+    course = parse_course(ROOT)
+    examples = [
+        (example, shlex.split(example.command))
+        for page in course.pages
+        for example in page.examples
+        if example.command.startswith("python snippets/")
+    ]
     if list((ROOT / "docs" / "lessons").glob("*.md")):
-        assert fences, "lessons exist but none shows a snippet's output in a console fence"
-    run_all([command for _, _, command, _ in fences])
+        assert examples, "lessons exist but none shows a snippet's output in a console fence"
+    run_all([command for _, command in examples])
     problems = []
-    for page, line, command, expected in fences:
+    for example, command in examples:
         result = run(*command)
         actual = [text.rstrip() for text in result.stdout.splitlines()]
-        if result.returncode != 0 or actual != [text.rstrip() for text in expected]:
+        expected = [text.rstrip() for text in example.output.splitlines()]
+        if result.returncode != 0 or actual != expected:
             problems.append(
-                f"{page.relative_to(ROOT)}:{line}: `{' '.join(command)}` prints\n"
+                f"{example.location}: `{example.command}` prints\n"
                 + "\n".join(actual)
                 + f"\n(exit {result.returncode}) but the page shows\n"
-                + "\n".join(expected)
+                + example.output
             )
     assert not problems, "\n\n".join(problems)

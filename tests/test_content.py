@@ -313,19 +313,6 @@ def test_course_pages_exist_and_link_the_deck():
     assert (DOCS / "lab" / "checkpointing-lab.py").is_file()
 
 
-def test_snippet_includes_name_existing_sections():
-    include = re.compile(r'--8<-- "([^":]+)(?::([\w-]+))?"')
-    for path in [*DOCS.rglob("*.md")]:
-        for file, section in include.findall(path.read_text(encoding="utf-8")):
-            source = ROOT / file
-            assert source.is_file(), f"{path}: {file} does not exist"
-            if section:
-                text = source.read_text(encoding="utf-8")
-                assert f"[start:{section}]" in text and f"[end:{section}]" in text, (
-                    f"{path}: {file} has no section {section}"
-                )
-
-
 def test_lab_notebook_is_a_percent_notebook_using_the_harness():
     jupytext = pytest.importorskip("jupytext")
     notebook = jupytext.read(DOCS / "lab" / "checkpointing-lab.py")

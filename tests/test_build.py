@@ -103,3 +103,14 @@ def test_missing_snippet_fails_the_build_naming_the_file(course_copy):
     assert result.returncode != 0
     assert "no_such_snippet.py" in result.stdout + result.stderr
     assert_site_kept(course_copy)
+
+
+def test_failing_notebook_cell_fails_the_build(course_copy):
+    notebook = course_copy / "docs" / "lab" / "checkpointing-lab.py"
+    notebook.write_text(
+        notebook.read_text("utf-8") + '\n# %%\nraise RuntimeError("lab cell broke")\n', "utf-8"
+    )
+    result = run_cli(course_copy, "build")
+    assert result.returncode != 0
+    assert "lab cell broke" in result.stdout + result.stderr
+    assert_site_kept(course_copy)

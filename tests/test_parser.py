@@ -352,3 +352,15 @@ def test_clean_course_counts(tmp_path):
     assert course.errors == []
     assert len(course.cards) == 2 and len(course.questions) == 2
     assert course.page("quizzes/q.md") is course.pages[1]
+
+
+@pytest.mark.parametrize("name", ["quiz", "benchmark"])
+def test_unclosed_container_is_an_error(name):
+    text = (
+        GOOD_QUIZ.replace("\n:::\n", "\n") if name == "quiz" else "# P\n\n::: benchmark x table\n"
+    )
+    line = next(n for n, row in enumerate(text.splitlines(), 1) if row.startswith("::: "))
+    assert (
+        f"{PATH}:{line}: '::: {name}' is never closed: end it with a line holding only ':::'"
+        in (messages(text))
+    )

@@ -99,12 +99,12 @@ def parse_page(path: str, docs_path: str, text: str) -> tuple[Page, list[CourseE
             if group:
                 page.blocks.append((Span(*token.map), group))
         elif token.type == "container_quiz_open":
+            span = _container_span(src, token)
             quiz = _quiz(src, tokens, index, page.title)
             if quiz:
-                page.blocks.append((_container_span(src, token), quiz))
+                page.blocks.append((span, quiz))
         elif token.type == "container_benchmark_open":
-            embed = _embed(src, tokens, index)
-            page.blocks.append((_container_span(src, token), embed))
+            page.blocks.append((_container_span(src, token), _embed(src, tokens, index)))
         elif token.type == "fence" and token.info.strip() == "console":
             example = _console_example(src, token)
             if example:
@@ -361,11 +361,17 @@ def _duplicate_questions(src: _Source, questions: list[Question]) -> None:
 
 
 def _container_span(src: _Source, opening: Token) -> Span:
-    """Lines of a ``:::`` container including its closing marker line, if present."""
+    """Lines of a ``:::`` container including its closing marker line, which it must have.
+
+    Unclosed, CommonMark's container swallows the rest of the page, so that is an error.
+    """
     assert opening.map is not None
     start, end = opening.map
-    closed = end < len(src.lines) and src.lines[end].strip().startswith(SEPARATOR)
-    return Span(start, end + 1 if closed else end)
+    if end < len(src.lines) and src.lines[end].strip().startswith(SEPARATOR):
+        return Span(start, end + 1)
+    name = opening.info.split()[0]
+    src.error(start, f"'::: {name}' is never closed: end it with a line holding only ':::'")
+    return Span(start, end)
 
 
 def _embed(src: _Source, tokens: list[Token], index: int) -> Embed:

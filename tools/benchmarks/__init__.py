@@ -1,0 +1,96 @@
+"""Benchmark results files -> HTML for the site: tables, SVG plots and a summary.
+
+The build only *reads* ``docs/benchmarks/<benchmark>-<device>.json``; measuring is pytest's job
+(``tests/test_benchmarks.py`` on CPU, ``tests/test_benchmarks_gpu.py`` via
+``.ci/gpu-benchmarks.sh`` on CUDA). A lesson embeds a view with::
+
+    ::: benchmark checkpointing table
+    :::
+
+and :func:`render_embed` returns the HTML that replaces those lines. Views: ``table`` and
+``summary`` (:mod:`.tables`), ``plot-memory`` and ``plot-tradeoff`` (:mod:`.plots`, drawn on
+:mod:`.chart`); files are found, read and judged current or stale in :mod:`.results`, checked
+against :mod:`.schema`, and numbers are written by :mod:`.formatting`.
+
+A stale file (its measuring code changed since) still renders, under a visible notice naming the
+command that regenerates it, and a :class:`StaleResultsWarning` is issued; with ``strict=True``
+(the publishing workflow) staleness is a :class:`BenchmarkError`. A missing or malformed file is
+always a :class:`BenchmarkError` that names the file.
+
+Standard library only, and deterministic: the same results in give the same bytes out.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable
+from pathlib import Path
+
+from tools.benchmarks.errors import BenchmarkError, StaleResultsWarning
+from tools.benchmarks.formatting import esc
+from tools.benchmarks.plots import view_plot_memory, view_plot_tradeoff
+from tools.benchmarks.results import BENCHMARKS, Results, code_hash, load_results, results_files
+from tools.benchmarks.tables import view_summary, view_table
+
+__all__ = [
+    "BENCHMARKS",
+    "VIEWS",
+    "BenchmarkError",
+    "Results",
+    "StaleResultsWarning",
+    "code_hash",
+    "load_results",
+    "render_embed",
+    "results_files",
+]
+
+_RENDERERS: dict[str, Callable[[list[Results]], str]] = {
+    "table": view_table,
+    "plot-memory": view_plot_memory,
+    "plot-tradeoff": view_plot_tradeoff,
+    "summary": view_summary,
+}
+VIEWS = tuple(_RENDERERS)
+
+
+def render_embed(args: list[str], root: Path, *, strict: bool) -> str:
+    """HTML for ``::: benchmark <name> <view>``.
+
+    ``args`` are the words after ``::: benchmark``; ``root`` is the repository root. Raises
+    :class:`BenchmarkError` for an unknown benchmark or view, a missing or malformed results
+    file, and (only with ``strict``) stale results.
+    """
+    if len(args) != 2:
+        raise BenchmarkError(
+            f"expected '::: benchmark NAME VIEW' (VIEW one of {', '.join(VIEWS)}), got "
+            f"{' '.join(args)!r}"
+        )
+    name, view = args
+    if name not in BENCHMARKS:
+        raise BenchmarkError(f"unknown benchmark {name!r}; known: {', '.join(sorted(BENCHMARKS))}")
+    if view not in VIEWS:
+        raise BenchmarkError(f"unknown benchmark view {view!r}; use one of {', '.join(VIEWS)}")
+    results = load_results(name, root)
+    notices = []
+    for result in results:
+        if not result.stale:
+            continue
+        message = result.stale_message()
+        if strict:
+            raise BenchmarkError(f"{result.path}: {message} (stale results are an error here)")
+        warnings.warn(f"{result.path}: {message}", StaleResultsWarning, stacklevel=2)
+        notices.append(_stale_notice(result))
+    return "\n".join([*notices, _RENDERERS[view](results)])
+
+
+def _stale_notice(result: Results) -> str:
+    """The reader's copy of the warning, above the numbers it concerns."""
+    files = ", ".join(f"<code>{esc(f)}</code>" for f in result.code_files)
+    return (
+        '<div class="admonition warning benchmark-stale" role="note">\n'
+        '<p class="admonition-title">Stale results</p>\n'
+        f"<p>The results for {esc(result.device['name'])} (<code>{esc(result.path.as_posix())}"
+        f"</code>) were measured with an older version of {files}. The numbers below may no "
+        f"longer match the code. Regenerate them with <code>{esc(result.regenerate)}</code>.</p>\n"
+        "</div>"
+    )

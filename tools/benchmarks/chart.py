@@ -1,0 +1,216 @@
+"""A small hand-written SVG plotting surface for the two plot views.
+
+Hand-written rather than matplotlib: importing matplotlib would cost the build seconds, and its
+SVG carries random ids, so the same results would not give the same bytes. Colours work on light
+and on Material's dark "slate" pages, text follows the page colour (``currentColor``), and series
+also differ by marker shape and dash pattern, so colour is never the only cue.
+"""
+
+from __future__ import annotations
+
+import math
+
+from tools.benchmarks.formatting import esc
+
+_STYLE = (
+    "<style>"
+    ".bm-a{color:#1559b0}.bm-b{color:#b3470c}.bm-c{color:#2e7d32}.bm-d{color:#7b1fa2}"
+    '[data-md-color-scheme="slate"] .bm-a{color:#8ab8ff}'
+    '[data-md-color-scheme="slate"] .bm-b{color:#ffab70}'
+    '[data-md-color-scheme="slate"] .bm-c{color:#81c784}'
+    '[data-md-color-scheme="slate"] .bm-d{color:#d59be6}'
+    ".benchmark-svg .bm-mark{fill:currentColor;stroke:currentColor}"
+    ".benchmark-svg .bm-hollow{fill:none;stroke:currentColor;stroke-width:1.5}"
+    ".benchmark-svg .bm-line{fill:none;stroke:currentColor;stroke-width:2}"
+    ".benchmark-svg .bm-pred{stroke-dasharray:6 4;stroke-width:1.5}"
+    ".benchmark-svg .bm-grid{stroke:currentColor;stroke-opacity:.15}"
+    ".benchmark-svg .bm-axis{stroke:currentColor}"
+    ".benchmark-svg .bm-ref{fill:none;stroke:currentColor;stroke-dasharray:2 3}"
+    "</style>"
+)
+# The canvas, and the margins around the plot area that hold ticks, axis titles and the legend.
+_W, _H = 680, 400
+_LEFT, _RIGHT, _TOP, _BOTTOM = 72, 20, 44, 56
+_CHAR_WIDTH = 7.0  # rough width of one character of 12px sans-serif, for laying out text
+# Where a point's label may go, nearest first: right, left, above, below, then the diagonals,
+# each tried again further out.
+_LABEL_SPOTS = [
+    (dx, dy, anchor)
+    for reach in (0, 12, 24)
+    for dx, dy, anchor in (
+        (8, 4, "start"),
+        (-8, 4, "end"),
+        (0, -10 - reach, "middle"),
+        (0, 18 + reach, "middle"),
+        (8, -8 - reach, "start"),
+        (8, 16 + reach, "start"),
+        (-8, -8 - reach, "end"),
+        (-8, 16 + reach, "end"),
+    )
+]
+
+Box = tuple[float, float, float, float]  # left, top, right, bottom
+
+
+def _ticks(lo: float, hi: float, count: int = 5) -> list[float]:
+    """'Nice' tick values covering [lo, hi]."""
+    if hi <= lo:
+        hi = lo + 1
+    raw = (hi - lo) / count
+    mag = 10 ** math.floor(math.log10(raw))
+    step = next(m * mag for m in (1, 2, 2.5, 5, 10) if m * mag >= raw)
+    start = math.floor(lo / step) * step
+    ticks, value = [], start
+    while value <= hi + step * 1e-9:
+        ticks.append(round(value, 10))
+        value += step
+    if ticks[-1] < hi:
+        ticks.append(round(value, 10))
+    return ticks
+
+
+def _num(x: float) -> str:
+    """A tick label: whole numbers without a decimal point, others to one decimal."""
+    return f"{x:.1f}".rstrip("0").rstrip(".") if abs(x - round(x)) > 1e-9 else f"{round(x)}"
+
+
+def _at(v: float) -> str:
+    """An SVG coordinate: layout constants (ints) as they are, computed positions to 0.1 px."""
+    return str(v) if isinstance(v, int) else f"{v:.1f}"
+
+
+def _overlaps(a: Box, b: Box) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+def _inside(box: Box) -> bool:
+    return _LEFT < box[0] < box[2] < _W - _RIGHT and _TOP < box[1] < box[3] < _H - _BOTTOM
+
+
+def _place_label(x: float, y: float, width: float, placed: list[Box]) -> tuple[float, float, str]:
+    """First spot near (x, y) whose text box is free and inside the plot; records the box."""
+    chosen = fallback = None
+    for dx, dy, anchor in _LABEL_SPOTS:
+        left = x + dx - {"start": 0, "end": width, "middle": width / 2}[anchor]
+        box = (left, y + dy - 11, left + width, y + dy + 3)
+        if not _inside(box):
+            continue
+        fallback = fallback or (dx, dy, anchor, box)  # crowded everywhere: nearest inside spot
+        if not any(_overlaps(box, b) for b in placed):
+            chosen = (dx, dy, anchor, box)
+            break
+    chosen = chosen or fallback or (8.0, 4.0, "start", (x, y, x, y))
+    placed.append(chosen[3])
+    return chosen[0], chosen[1], chosen[2]
+
+
+class Chart:
+    """A plot area with linear axes; methods take data values or pixel positions as named."""
+
+    def __init__(self, x_range: tuple[float, float], y_range: tuple[float, float]) -> None:
+        self.xt = _ticks(*x_range)
+        self.yt = _ticks(*y_range)
+        self.parts: list[str] = []
+
+    def x(self, v: float) -> float:
+        """Pixel position of data value ``v`` on the x axis."""
+        lo, hi = self.xt[0], self.xt[-1]
+        return _LEFT + (v - lo) / (hi - lo) * (_W - _LEFT - _RIGHT)
+
+    def y(self, v: float) -> float:
+        """Pixel position of data value ``v`` on the y axis."""
+        lo, hi = self.yt[0], self.yt[-1]
+        return _H - _BOTTOM - (v - lo) / (hi - lo) * (_H - _TOP - _BOTTOM)
+
+    def line(self, cls: str, x1: float, x2: float, y1: float, y2: float) -> None:
+        self.parts.append(
+            f'<line class="{cls}" x1="{_at(x1)}" x2="{_at(x2)}" y1="{_at(y1)}" y2="{_at(y2)}"/>'
+        )
+
+    def text(self, x: float, y: float, content: str, anchor: str | None = None) -> None:
+        align = f' text-anchor="{anchor}"' if anchor else ""
+        self.parts.append(f'<text x="{_at(x)}" y="{_at(y)}"{align}>{esc(content)}</text>')
+
+    def axes(self, x_label: str, y_label: str) -> None:
+        """Grid lines, ticks and their labels, both axes and their titles."""
+        for v in self.yt:
+            y = self.y(v)
+            self.line("bm-grid", _LEFT, _W - _RIGHT, y, y)
+            self.text(_LEFT - 8, y + 4, _num(v), "end")
+        for v in self.xt:
+            x = self.x(v)
+            self.line("bm-axis", x, x, _H - _BOTTOM, _H - _BOTTOM + 5)
+            self.text(x, _H - _BOTTOM + 19, _num(v), "middle")
+        self.line("bm-axis", _LEFT, _W - _RIGHT, _H - _BOTTOM, _H - _BOTTOM)
+        self.line("bm-axis", _LEFT, _LEFT, _TOP, _H - _BOTTOM)
+        self.text((_LEFT + _W - _RIGHT) / 2, _H - 12, x_label, "middle")
+        self.parts.append(
+            f'<text transform="translate(16 {(_TOP + _H - _BOTTOM) / 2:.1f}) rotate(-90)" '
+            f'text-anchor="middle">{esc(y_label)}</text>'
+        )
+
+    def reference(self, label: str, *, x: float | None = None, y: float | None = None) -> None:
+        """A dotted line across the plot at data value ``x`` (vertical) or ``y`` (horizontal)."""
+        if y is not None:
+            py = self.y(y)
+            self.line("bm-ref", _LEFT, _W - _RIGHT, py, py)
+            self.text(_W - _RIGHT - 4, py - 6, label, "end")
+        elif x is not None:
+            px = self.x(x)
+            self.line("bm-ref", px, px, _TOP, _H - _BOTTOM)
+            self.text(px - 4, _TOP + 12, label, "end")
+
+    def marker(self, shape: str, cls: str, x: float, y: float, hollow: bool = False) -> None:
+        """A marker centred on pixel (x, y); hollow marks a prediction."""
+        c = f"{cls} bm-hollow" if hollow else f"{cls} bm-mark"
+        if shape == "square":
+            self.parts.append(
+                f'<rect class="{c}" x="{x - 4:.1f}" y="{y - 4:.1f}" width="8" height="8"/>'
+            )
+        elif shape == "triangle":
+            pts = f"{x:.1f},{y - 5:.1f} {x + 5:.1f},{y + 4:.1f} {x - 5:.1f},{y + 4:.1f}"
+            self.parts.append(f'<polygon class="{c}" points="{pts}"/>')
+        elif shape == "diamond":
+            pts = f"{x:.1f},{y - 5:.1f} {x + 5:.1f},{y:.1f} {x:.1f},{y + 5:.1f} {x - 5:.1f},{y:.1f}"
+            self.parts.append(f'<polygon class="{c}" points="{pts}"/>')
+        else:
+            self.parts.append(f'<circle class="{c}" cx="{x:.1f}" cy="{y:.1f}" r="4"/>')
+
+    def polyline(self, cls: str, points: list[tuple[float, float]]) -> None:
+        """A line through data points."""
+        pts = " ".join(f"{self.x(a):.1f},{self.y(b):.1f}" for a, b in points)
+        self.parts.append(f'<polyline class="{cls}" points="{pts}"/>')
+
+    def label_points(self, points: list[tuple[float, float, str]]) -> None:
+        """Label markers at pixel (x, y) where a label covers neither a marker nor a label."""
+        placed = [(x - 6, y - 6, x + 6, y + 6) for x, y, _ in points]
+        for x, y, content in points:
+            dx, dy, anchor = _place_label(x, y, _CHAR_WIDTH * len(content), placed)
+            self.text(x + dx, y + dy, content, anchor)
+
+    def legend(self, items: list[tuple[str, str, str, bool]], lines: bool = True) -> None:
+        """(shape, colour class, text, dashed) entries in one row above the plot area."""
+        x: float = _LEFT
+        for shape, cls, content, dashed in items:
+            if lines:
+                self.line(f"{cls} bm-line" + (" bm-pred" if dashed else ""), x, x + 22, 18, 18)
+            self.marker(shape, cls, x + 11, 18, hollow=dashed)
+            self.text(x + 28, 22, content)
+            x += 44 + _CHAR_WIDTH * len(content)
+
+    def svg(self, label: str, title: str) -> str:
+        """The finished chart; ``label`` is its aria-label, what a sighted reader sees in it."""
+        return (
+            f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {_W} {_H}" width="{_W}" '
+            f'height="{_H}" role="img" aria-label="{esc(label)}" class="benchmark-svg" '
+            'style="max-width:100%;height:auto;font:12px sans-serif;fill:currentColor">'
+            f"<title>{esc(title)}</title>{_STYLE}" + "".join(self.parts) + "</svg>"
+        )
+
+
+def figure(svg: str, caption: str) -> str:
+    """A chart with its caption (already HTML) in the site's benchmark wrapper."""
+    return (
+        f'<div class="benchmark benchmark-plot">\n<figure>\n{svg}\n'
+        f"<figcaption>{caption}</figcaption>\n</figure>\n</div>"
+    )

@@ -1,0 +1,186 @@
+"""The ``plot-memory`` and ``plot-tradeoff`` views: one SVG figure per device.
+
+``plot-memory`` shows what the lesson derives (memory against the strategy's parameter, measured
+beside predicted); ``plot-tradeoff`` shows what it costs (memory against step time). Every chart
+has an aria-label that states what a sighted reader takes from it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tools.benchmarks.chart import Chart, figure
+from tools.benchmarks.formatting import (
+    byte_unit,
+    describe_shape,
+    esc,
+    fmt_bytes,
+    fmt_time,
+    strategy_label,
+)
+from tools.benchmarks.results import Results
+
+# strategy -> (marker shape, colour class), in legend order; "bm-n" has no colour: the text's own.
+_FAMILY = {
+    "groups": ("circle", "bm-a"),
+    "segments": ("square", "bm-b"),
+    "selective": ("triangle", "bm-c"),
+    "offload": ("diamond", "bm-d"),
+    "none": ("diamond", "bm-n"),
+}
+# The strategies that sweep a parameter, and the row field holding it.
+_SWEPT = {"groups": "layers_per_group", "segments": "segments"}
+
+Row = dict[str, Any]
+
+
+def view_plot_memory(results: list[Results]) -> str:
+    return "\n".join(_plot_memory(r) for r in results)
+
+
+def view_plot_tradeoff(results: list[Results]) -> str:
+    return "\n".join(_plot_tradeoff(r) for r in results)
+
+
+def _quantity(result: Results) -> str:
+    return "Peak memory above parameters" if result.on_gpu else "Bytes saved for backward"
+
+
+def _ok(rows: list[Row], strategy: str) -> list[Row]:
+    return [r for r in rows if r["strategy"] == strategy and r["status"] == "ok"]
+
+
+def _plot_memory(result: Results) -> str:
+    key, pred_key, quantity = result.memory_key, result.predicted_key, _quantity(result)
+    measured = {
+        strategy: sorted(_ok(result.rows, strategy), key=lambda r, p=param: r[p])
+        for strategy, param in _SWEPT.items()
+    }
+    none = _ok(result.rows, "none")
+    all_rows = [r for r in result.rows if r["strategy"] in _SWEPT]
+    values = [r[pred_key] for r in all_rows] + [
+        r[key] for r in [*measured["groups"], *measured["segments"], *none]
+    ]
+    unit, scale = byte_unit(max(values, default=1))
+    params = [r["layers_per_group"] or r["segments"] for r in all_rows] or [1]
+    chart = Chart((0, max(params)), (0, max(values, default=1) / scale))
+    chart.axes("Layers per checkpointed group / number of segments", f"{quantity} ({unit})")
+    legend = []
+    for strategy, param in _SWEPT.items():
+        shape, cls = _FAMILY[strategy]
+        pred_rows = sorted(
+            (r for r in all_rows if r.get(param) is not None), key=lambda r: r[param]
+        )
+        if pred_rows:
+            chart.polyline(
+                f"{cls} bm-line bm-pred", [(r[param], r[pred_key] / scale) for r in pred_rows]
+            )
+            for r in pred_rows:
+                chart.marker(shape, cls, chart.x(r[param]), chart.y(r[pred_key] / scale), True)
+        rows = measured[strategy]
+        if rows:
+            chart.polyline(f"{cls} bm-line", [(r[param], r[key] / scale) for r in rows])
+            for r in rows:
+                chart.marker(shape, cls, chart.x(r[param]), chart.y(r[key] / scale))
+        legend += [(shape, cls, f"{strategy}: measured", False), (shape, cls, "predicted", True)]
+    if none:
+        chart.reference("no checkpointing", y=none[0][key] / scale)
+    chart.legend(legend)
+    label = _memory_summary(result, measured, none, quantity.lower())
+    title = f"{quantity} against strategy parameter, {result.device['name']}"
+    oom = sum(1 for r in all_rows if r["status"] == "oom")
+    caption = (
+        f"{esc(quantity)} for checkpointing every group of N layers (circles) and for "
+        f"<code>checkpoint_sequential</code> with N segments (squares), measured (solid) and "
+        f"predicted from per-layer sizes (dashed), on {esc(result.device['name'])}; "
+        f"{esc(describe_shape(result))}."
+        + (f" {oom} configuration(s) ran out of memory and are not drawn." if oom else "")
+    )
+    return figure(chart.svg(label, title), caption)
+
+
+def _memory_summary(
+    result: Results, measured: dict[str, list[Row]], none: list[Row], quantity: str
+) -> str:
+    """The aria-label: what a sighted reader takes from the chart, in one sentence."""
+    key = result.memory_key
+    parts = [f"Line chart of {quantity} on {result.device['name']}."]
+    if none:
+        parts.append(f"Without checkpointing: {fmt_bytes(none[0][key])}.")
+    for strategy, param in _SWEPT.items():
+        rows = measured[strategy]
+        if rows:
+            best = min(rows, key=lambda r: r[key])
+            parts.append(
+                f"{strategy.capitalize()}: from {fmt_bytes(rows[0][key])} at {rows[0][param]} "
+                f"to {fmt_bytes(rows[-1][key])} at {rows[-1][param]}; lowest "
+                f"{fmt_bytes(best[key])} at {best[param]}."
+            )
+    return " ".join(parts)
+
+
+def _short(row: Row) -> str:
+    """A point's label in the trade-off plot: the parameter where there is one."""
+    if row["strategy"] == "groups":
+        return f"{row['layers_per_group']}/group"
+    if row["strategy"] == "segments":
+        return f"{row['segments']} seg"
+    return row["strategy"]
+
+
+def _plot_tradeoff(result: Results) -> str:
+    gpu, key, quantity = result.on_gpu, result.memory_key, _quantity(result)
+    rows = [
+        r
+        for r in result.rows
+        if r["status"] == "ok"
+        and r["step_time_s"] is not None
+        and r[key] is not None
+        and (gpu or r["saved_on"] == "device")
+    ]
+    if not rows:
+        return figure(
+            '<svg xmlns="http://www.w3.org/2000/svg" role="img" aria-label="no timed '
+            'results" viewBox="0 0 10 10" width="10" height="10"></svg>',
+            f"No timed results for {esc(result.device['name'])}.",
+        )
+    unit, scale = byte_unit(max(r[key] for r in rows))
+    times = [r["step_time_s"] * 1e3 for r in rows]
+    base = next((r for r in rows if r["strategy"] == "none"), None)
+    bound_ms = None
+    if base is not None and base.get("forward_time_s") is not None:
+        bound_ms = (base["step_time_s"] + base["forward_time_s"]) * 1e3
+        times.append(bound_ms)
+    # Time axis from just below the fastest step: points spread out, and the axis is labelled.
+    chart = Chart((min(times) * 0.9, max(times)), (0, max(r[key] for r in rows) / scale))
+    chart.axes("Median step time (ms)", f"{quantity} ({unit})")
+    if bound_ms is not None:
+        chart.reference("one extra forward", x=bound_ms)
+    points = []
+    for r in sorted(rows, key=lambda r: (r["step_time_s"], r[key])):
+        shape, cls = _FAMILY.get(r["strategy"], _FAMILY["groups"])
+        x, y = chart.x(r["step_time_s"] * 1e3), chart.y(r[key] / scale)
+        chart.marker(shape, cls, x, y)
+        points.append((x, y, _short(r)))
+    chart.label_points(points)
+    chart.legend([(shape, cls, name, False) for name, (shape, cls) in _FAMILY.items()], lines=False)
+    fastest_low = min(rows, key=lambda r: (r[key], r["step_time_s"]))
+    label = (
+        f"Scatter chart of {quantity.lower()} against median step time on "
+        f"{result.device['name']}, one point per strategy. "
+        + (
+            f"No checkpointing: {fmt_bytes(base[key])} at {fmt_time(base['step_time_s'])}. "
+            if base
+            else ""
+        )
+        + f"Least memory: {strategy_label(fastest_low)}, {fmt_bytes(fastest_low[key])} at "
+        f"{fmt_time(fastest_low['step_time_s'])}."
+    )
+    title = f"Memory against step time, {result.device['name']}"
+    caption = (
+        f"Trade-off: {esc(quantity.lower())} against median step time, one point per strategy, "
+        f"on {esc(result.device['name'])}. The dotted vertical line marks one extra forward pass "
+        "on top of a step without checkpointing, the bound for recomputing everything once."
+        + ("" if gpu else " CPU offload is not drawn: on a CPU run it moves nothing off-device.")
+    )
+    return figure(chart.svg(label, title), caption)

@@ -4,7 +4,7 @@ A results file is only worth showing if a reader can tell what produced it: whic
 torch and CUDA, which commit, which shapes, and, above all, which version of the measuring code.
 ``code_hash`` fingerprints a snippet together with the sibling modules it imports (transitively),
 so editing the harness *or a helper it uses* marks old results as stale. The site build
-(``tools/benchmarks.py``) loads this same file to recompute the hash, so the two can never
+(``tools/benchmarks/``) loads this same file to recompute the hash, so the two can never
 disagree about what "current" means.
 
 Standard library only (plus torch for the device description): it must run on a GPU machine that

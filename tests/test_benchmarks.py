@@ -12,7 +12,7 @@ changes in noise;
 rewriting it when the code changed keeps the committed numbers honest. The GPU file is written
 by ``tests/test_benchmarks_gpu.py`` only.
 
-Rendering: ``tools/benchmarks.py`` turns results into tables, SVG plots and a summary. An H200
+Rendering: ``tools/benchmarks/`` turns results into tables, SVG plots and a summary. An H200
 results file is tested with a small synthetic file made in a temporary directory (never
 committed as a result).
 """

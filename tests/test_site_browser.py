@@ -395,3 +395,25 @@ def test_screenshots_for_review(open_site, artifacts):
         )
     for name in ("home", "lesson-2", "urdu-quiz-light", "urdu-quiz-dark"):
         assert (artifacts / f"{name}.png").stat().st_size > 10_000
+
+
+def test_site_opened_from_disk_navigates_and_runs_quizzes(browser, built_site):
+    """A learner may open site/index.html without any server: pages, links and quizzes work."""
+    context = browser.new_context()
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    try:
+        page.goto((built_site / "index.html").as_uri())
+        page.locator(".md-nav__link", has_text="Gradient checkpointing").first.click()
+        page.wait_for_url("**/lessons/02-gradient-checkpointing.html")
+        expect()(page.locator(".md-content math").first).to_be_visible()
+        page.goto((built_site / URDU_QUIZ).as_uri())
+        question, options, answer = quiz_parts(page, 0)
+        options.nth(answer).click()
+        expect()(question.locator(".quiz-explanation-text")).to_be_visible()
+        assert score(page) == f"1 / {total_questions(page)}"
+        assert not errors, errors
+    finally:
+        context.close()

@@ -7,8 +7,8 @@
  * wrote can run as code here.
  *
  * Material's instant navigation swaps page content without reloading scripts; it announces each
- * new page on the `document$` observable, so initialisation subscribes to it (and falls back to
- * DOMContentLoaded where Material is absent, e.g. in a plain HTML test page).
+ * new page on the `document$` observable, so initialisation subscribes to it as well as running
+ * on load (a site opened from disk never gets document$ events). Setting up is idempotent.
  */
 (function () {
   "use strict";
@@ -247,12 +247,16 @@
     openLinkedCard();
   }
 
-  if (typeof window.document$ !== "undefined" && typeof window.document$.subscribe === "function") {
-    window.document$.subscribe(init);
-  } else if (document.readyState === "loading") {
+  // Run on this page's load, and again after each instant navigation (Material's document$).
+  // Both may fire for one page; init marks what it has set up, so that is harmless. Relying on
+  // document$ alone fails for a site opened from disk (file://), where it never emits.
+  if (document.readyState === "loading") {
     document.addEventListener("DOMContentLoaded", init);
   } else {
     init();
+  }
+  if (typeof window.document$ !== "undefined" && typeof window.document$.subscribe === "function") {
+    window.document$.subscribe(init);
   }
   window.addEventListener("hashchange", openLinkedCard);
   window.addEventListener("resize", focusableScrollAreas);

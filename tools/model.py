@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 LANGUAGES = {"en": "English", "ur": "اردو"}
 
@@ -52,23 +53,41 @@ class CourseError(Exception):
         self.message = message
 
 
+class _Identified:
+    """Identity shared by cards and questions: it must survive edits to the answer, because
+    Anki keeps a learner's review history only for a note whose GUID stays the same."""
+
+    explicit_id: str | None
+    anchor_prefix: ClassVar[str]
+
+    @property
+    def asked(self) -> str:
+        raise NotImplementedError
+
+    @property
+    def key(self) -> str:
+        """Stable identity: the explicit id, else the normalized question."""
+        return self.explicit_id or normalize(self.asked)
+
+    @property
+    def anchor(self) -> str:
+        """The HTML id of the item on its page (deck notes link to it)."""
+        return self.explicit_id or self.anchor_prefix + _short_hash(normalize(self.asked))
+
+
 @dataclass(frozen=True)
-class Card:
+class Card(_Identified):
     """A flashcard: one ``Question ::: Answer`` line. Sides are Markdown source text."""
 
+    anchor_prefix: ClassVar[str] = "card-"
     front: str
     back: str
     location: Location
     explicit_id: str | None = None
 
     @property
-    def key(self) -> str:
-        """Stable identity: the explicit id, else the normalized question."""
-        return self.explicit_id or normalize(self.front)
-
-    @property
-    def anchor(self) -> str:
-        return self.explicit_id or "card-" + _short_hash(normalize(self.front))
+    def asked(self) -> str:
+        return self.front
 
     @property
     def lang(self) -> str:
@@ -87,9 +106,10 @@ class Option:
 
 
 @dataclass(frozen=True)
-class Question:
+class Question(_Identified):
     """One single-choice question of a quiz. Prompt, options and explanation are Markdown."""
 
+    anchor_prefix: ClassVar[str] = "q-"
     prompt: str
     options: tuple[Option, ...]
     explanation: str
@@ -97,12 +117,8 @@ class Question:
     explicit_id: str | None = None
 
     @property
-    def key(self) -> str:
-        return self.explicit_id or normalize(self.prompt)
-
-    @property
-    def anchor(self) -> str:
-        return self.explicit_id or "q-" + _short_hash(normalize(self.prompt))
+    def asked(self) -> str:
+        return self.prompt
 
     @property
     def answer(self) -> int:

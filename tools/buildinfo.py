@@ -19,22 +19,22 @@ DECK_FILE = "downloads/contributing-to-open-source-ml.apkg"
 STRICT_RESULTS_ENV = "COURSE_STRICT_RESULTS"
 
 
+def git(root: Path, *args: str) -> str | None:
+    """Standard output of a git command in ``root``, or None outside a checkout or on failure."""
+    try:
+        result = subprocess.run(["git", *args], cwd=root, capture_output=True, text=True)
+    except OSError:
+        return None
+    return result.stdout if result.returncode == 0 else None
+
+
 def source_date_epoch(root: Path = ROOT) -> int:
     """Seconds since the epoch that stand for this version of the sources."""
     if os.environ.get("SOURCE_DATE_EPOCH"):
         return int(os.environ["SOURCE_DATE_EPOCH"])
-    try:
-        out = subprocess.run(
-            ["git", "log", "-1", "--format=%ct"],
-            cwd=root,
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.strip()
-        if out:
-            return int(out)
-    except (OSError, subprocess.CalledProcessError):
-        pass
+    last_commit = (git(root, "log", "-1", "--format=%ct") or "").strip()
+    if last_commit:
+        return int(last_commit)
     # Not a git checkout (e.g. an unpacked tarball): the newest course source stands in.
     sources = [*(root / "docs").rglob("*.md"), *(root / "deck").rglob("*")]
     return int(max(path.stat().st_mtime for path in sources))

@@ -33,7 +33,6 @@ import itertools
 import os
 import re
 import sqlite3
-import subprocess
 import tempfile
 import time
 import zipfile
@@ -44,7 +43,7 @@ from pathlib import Path
 
 import genanki
 
-from tools.buildinfo import DECK_NAME, ROOT
+from tools.buildinfo import DECK_NAME, ROOT, git
 from tools.model import Card, Course, Page, Question, Quiz
 from tools.render import render_markdown
 
@@ -344,28 +343,18 @@ def note_times(items: list[NoteItem], *, root: Path, timestamp: int) -> dict[str
     return times
 
 
-def _git(root: Path, *args: str) -> str | None:
-    try:
-        result = subprocess.run(
-            ["git", *args], cwd=root, capture_output=True, text=True, check=False
-        )
-    except OSError:
-        return None
-    return result.stdout if result.returncode == 0 else None
-
-
 def _in_git(root: Path) -> bool:
-    return (_git(root, "rev-parse", "--is-inside-work-tree") or "").strip() == "true"
+    return (git(root, "rev-parse", "--is-inside-work-tree") or "").strip() == "true"
 
 
 def _last_commit_time(root: Path, paths: tuple[str, ...]) -> int:
-    out = _git(root, "log", "-1", "--format=%ct", "--", *paths)
+    out = git(root, "log", "-1", "--format=%ct", "--", *paths)
     return int(out.strip()) if out and out.strip() else 0
 
 
 def _blame(root: Path, path: str) -> dict[int, int]:
     """1-based line -> committer time of the commit that last changed it (committed lines only)."""
-    out = _git(root, "blame", "--line-porcelain", "--", path)
+    out = git(root, "blame", "--line-porcelain", "--", path)
     if out is None:
         return {}
     times: dict[int, int] = {}

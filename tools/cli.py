@@ -91,13 +91,18 @@ def cmd_build(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_serve(args: argparse.Namespace) -> int:
+def cmd_serve(rest: list[str]) -> int:
     env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
-    return subprocess.call([sys.executable, "-m", "mkdocs", "serve", *args.rest], cwd=ROOT, env=env)
+    return subprocess.call([sys.executable, "-m", "mkdocs", "serve", *rest], cwd=ROOT, env=env)
 
 
-def cmd_test(args: argparse.Namespace) -> int:
-    return subprocess.call([sys.executable, "-m", "pytest", *args.rest], cwd=ROOT)
+def cmd_test(rest: list[str]) -> int:
+    return subprocess.call([sys.executable, "-m", "pytest", *rest], cwd=ROOT)
+
+
+# Commands whose arguments belong to another program (mkdocs serve, pytest): passed through
+# untouched, since argparse would take their options (``-m "not browser"``) for its own.
+PASSTHROUGH = {"serve": cmd_serve, "test": cmd_test}
 
 
 def _site_url() -> str:
@@ -128,16 +133,14 @@ def parser() -> argparse.ArgumentParser:
     p = sub.add_parser("deck", help="write only the Anki deck")
     p.add_argument("-o", "--output", default=str(ROOT / "build" / Path(buildinfo.DECK_FILE).name))
     p.set_defaults(func=cmd_deck)
-    p = sub.add_parser("serve", help="live-reloading preview (mkdocs serve)")
-    p.add_argument("rest", nargs=argparse.REMAINDER)
-    p.set_defaults(func=cmd_serve)
-    p = sub.add_parser("test", help="run the test suite (arguments go to pytest)")
-    p.add_argument("rest", nargs=argparse.REMAINDER)
-    p.set_defaults(func=cmd_test)
+    sub.add_parser("serve", help="live-reloading preview (arguments go to mkdocs serve)")
+    sub.add_parser("test", help="run the test suite (arguments go to pytest)")
     return ap
 
 
 def main(argv: list[str]) -> int:
+    if argv and argv[0] in PASSTHROUGH:
+        return PASSTHROUGH[argv[0]](argv[1:])
     args = parser().parse_args(argv)
     return args.func(args)
 

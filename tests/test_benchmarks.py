@@ -22,7 +22,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import shutil
-import time
 import warnings
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -396,10 +395,19 @@ def test_bad_results_are_clear_errors(tmp_path: Path, sample: dict[str, Any]) ->
         benchmarks.render_embed(["checkpointing"], root, strict=False)
 
 
-def test_rendering_unchanged_results_is_fast(cpu_results: dict[str, Any]) -> None:
-    for view in benchmarks.VIEWS:  # first pass fills the caches
-        _render(ROOT, view)
-    start = time.perf_counter()
-    for view in benchmarks.VIEWS:
-        _render(ROOT, view)
-    assert time.perf_counter() - start < 2.0
+def test_rendering_unchanged_results_reads_and_hashes_nothing_again(
+    cpu_results: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A rebuild with unchanged results is served from the caches: no file is read or hashed.
+
+    This is what makes re-rendering cheap; how cheap is a figure, printed (against its 2 s
+    budget) by ``tests/perf/bench_render.py`` rather than asserted on a busy machine.
+    """
+    first = {view: _render(ROOT, view) for view in benchmarks.VIEWS}  # fills the caches
+
+    def no_reading(self: Path, *args: Any, **kwargs: Any) -> Any:
+        raise AssertionError(f"unchanged results: {self} was read again")
+
+    monkeypatch.setattr(Path, "read_text", no_reading)
+    monkeypatch.setattr(Path, "read_bytes", no_reading)
+    assert {view: _render(ROOT, view) for view in benchmarks.VIEWS} == first

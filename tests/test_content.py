@@ -10,10 +10,14 @@ same parser as the site and the deck, so what they check is what learners get:
 - all 15 seed exercises, each with its solution, in the right lesson, numbers intact;
 - every lesson's shape: objectives first, then key points, exercises, quiz, flashcards, and at
   least eight flashcards of its own.
+- what Lesson 2 says the measurements show holds in every committed results file.
 """
 
 from __future__ import annotations
 
+import itertools
+import json
+import math
 import re
 from pathlib import Path
 
@@ -322,3 +326,107 @@ def test_lab_notebook_is_a_percent_notebook_using_the_harness():
     assert "import checkpointing" in code and "run_benchmark" in code
     markdown = "\n".join(cell.source for cell in notebook.cells if cell.cell_type == "markdown")
     assert "download" in markdown.lower()
+
+
+# --- Lesson 2's claims about the measurements -------------------------------------------------
+# The lesson types in no measured number, but it states what the results show. These tests read
+# every committed results file (CPU now, a GPU file once one is committed), so a regeneration that
+# contradicts a sentence of the lesson fails here, next to the sentence it breaks.
+
+RESULT_FILES = sorted((DOCS / "benchmarks").glob("checkpointing-*.json"))
+
+
+def _results(path: Path) -> dict:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def _memory(result: dict, row: dict) -> int:
+    """The memory the tables show: the peak where measured (CUDA), else the bytes saved."""
+    return row["peak_bytes"] if row["peak_bytes"] is not None else row["saved_bytes"]
+
+
+def _ok(result: dict, strategy: str) -> list[dict]:
+    return [r for r in result["rows"] if r["strategy"] == strategy and r["status"] == "ok"]
+
+
+def test_there_are_results_for_the_lesson():
+    assert any(path.name == "checkpointing-cpu.json" for path in RESULT_FILES)
+
+
+@pytest.mark.parametrize("path", RESULT_FILES, ids=lambda p: p.name)
+def test_every_strategy_keeps_the_gradients(path):
+    """2.5 "the results tables report it", 2.8 "Every strategy must match the reference"."""
+    rows = [r for r in _results(path)["rows"] if r["status"] == "ok" and r["strategy"] != "none"]
+    assert rows
+    assert all(r["grads_equal"] is True for r in rows), [r for r in rows if not r["grads_equal"]]
+
+
+@pytest.mark.parametrize("path", RESULT_FILES, ids=lambda p: p.name)
+def test_the_rows_the_exercises_point_to_exist(path):
+    """Ex 2.1's reality check sends the learner to the "4 layers per group" row and the
+    no-checkpointing row; 2.8 and Ex 2.3 to the overhead bound of the per-group rows."""
+    result = _results(path)
+    assert _ok(result, "none")
+    assert 4 in result["config"]["layers_per_group"]
+    assert {"groups", "segments", "selective", "offload"} <= {r["strategy"] for r in result["rows"]}
+
+
+@pytest.mark.parametrize("path", RESULT_FILES, ids=lambda p: p.name)
+def test_group_size_moves_memory_not_recomputation(path):
+    """2.8 "all per-group rows share one bound"; Ex 2.4 "k = 4 would store fewer boundaries than
+    k = 1" and "group size moves memory, not the amount recomputed"."""
+    groups = sorted(_ok(_results(path), "groups"), key=lambda r: r["layers_per_group"])
+    assert len(groups) >= 2
+    assert {r["recomputed_fraction"] for r in groups} == {1.0}
+    bounds = {r["overhead_bound"] for r in groups}
+    assert len(bounds) == 1, bounds  # one bound for every group size (or None: no timings)
+    saved = [r["saved_bytes"] for r in groups]
+    assert saved == sorted(saved, reverse=True) and len(set(saved)) == len(saved), saved
+
+
+@pytest.mark.parametrize("path", RESULT_FILES, ids=lambda p: p.name)
+def test_more_segments_is_not_always_less_memory(path):
+    """2.4 and 2.8: checkpoint_sequential's uncheckpointed last segment makes memory bump where L
+    does not divide evenly; the lab says the stored bytes are not monotone in the segments."""
+    result = _results(path)
+    segments = sorted(_ok(result, "segments"), key=lambda r: r["segments"])
+    memory = [_memory(result, r) for r in segments]
+    assert any(later > earlier for earlier, later in itertools.pairwise(memory)), memory
+
+
+@pytest.mark.parametrize("path", RESULT_FILES, ids=lambda p: p.name)
+def test_selective_sits_between_none_and_full_checkpointing(path):
+    """2.6 "On memory it sits between no checkpointing and full checkpointing"."""
+    result = _results(path)
+    (none,), (selective,) = _ok(result, "none"), _ok(result, "selective")
+    full = next(r for r in _ok(result, "groups") if r["layers_per_group"] == 1)
+    assert _memory(result, full) < _memory(result, selective) < _memory(result, none)
+
+
+@pytest.mark.parametrize("path", RESULT_FILES, ids=lambda p: p.name)
+def test_saved_bytes_are_close_to_the_prediction(path):
+    """2.3 and the lab: a and c predict what autograd stores (the tables' ratio column)."""
+    for row in _results(path)["rows"]:
+        if row["status"] == "ok":
+            ratio = row["saved_bytes"] / row["predicted_saved_bytes"]
+            assert 0.98 <= ratio <= 1.02, (row["strategy"], ratio)
+
+
+@pytest.mark.parametrize("path", RESULT_FILES, ids=lambda p: p.name)
+def test_offload_stores_on_the_host_and_recomputes_nothing(path):
+    """The lab: offload "stores as much as no checkpointing, but on the host, and recomputes
+    nothing"."""
+    rows = [r for r in _results(path)["rows"] if r["strategy"] == "offload"]
+    assert rows and all(r["saved_on"] == "host" and r["recomputed_fraction"] is None for r in rows)
+
+
+def test_the_gpu_configuration_is_what_the_lesson_says():
+    """2.4: the GPU run measures segment counts around sqrt(L) and sqrt(c * L); 2.7 and 2.8: it
+    runs in bfloat16. The GPU file may not be committed yet, so this reads the harness's config."""
+    checkpointing = pytest.importorskip("checkpointing")
+    gpu, c = checkpointing.CONFIGS["gpu"], checkpointing.ACTIVATIONS_PER_LAYER
+    assert gpu.dtype == "bfloat16"
+    root_l, root_cl = math.sqrt(gpu.layers), math.sqrt(c * gpu.layers)
+    assert min(abs(s - root_l) for s in gpu.segments) <= 1
+    assert any(root_l + 1 < s <= root_cl for s in gpu.segments)
+    assert any(s >= root_cl for s in gpu.segments)

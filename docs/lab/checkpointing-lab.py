@@ -146,13 +146,15 @@ for row in rows:
 # - **layers per group**: fewer boundaries are stored as groups grow, but the *stored* bytes leave
 #   out the group being recomputed, whose internals are alive during its backward (the peak).
 # - **segments**: the stored bytes are not monotone in the number of segments, because
-#   `checkpoint_sequential` never checkpoints its last segment.
+#   `checkpoint_sequential` never checkpoints its last segment, and that segment also takes the
+#   layers left over when $L$ does not divide evenly.
 # - **offload** stores as much as no checkpointing, but on the host, and recomputes nothing.
 # - **gradients**: every strategy must match the reference.
 #
-# At these tiny sizes on a CPU, step times are dominated by per-operation overheads and vary from
-# run to run; treat the timing columns as a demonstration of *how* to measure, and rely on the
-# GPU tables of Lesson 2 for realistic overheads.
+# At these tiny sizes on a CPU, a step takes milliseconds, so fixed per-call costs weigh heavily
+# and timings vary from run to run; treat the timing columns as a demonstration of *how* to
+# measure. Realistic overheads need realistic sizes (Lesson 2.8 says where its tables were
+# measured).
 
 # %% [markdown]
 # ## 4. Plot memory and the trade-off
@@ -228,9 +230,12 @@ for preserve in (True, False):
 #    recomputed) smallest? Use `predicted_peak_bytes` in `rows`.
 # 2. Raise `batch`, `tokens` and `hidden` until one step takes a few hundred milliseconds. Does the
 #    overhead of per-group checkpointing stay near its bound as the group size changes?
-# 3. Write your own selective policy (copy `save_matmuls` from Lesson 2.5, and also save the GELU
-#    output) and pass it to `checkpointing.run_selective`. How many boundary units per layer does
-#    it store?
+# 3. Write your own selective policy: copy `save_matmuls` from Lesson 2.5 and also return
+#    `MUST_SAVE` for `torch.ops.aten.gelu.default`. Predict how many boundary units per layer it
+#    stores (Lesson 2.6 counts 6 for `save_matmuls`), then measure it: build a model with
+#    `checkpointing.build_model(L, config.hidden)`, open `meter = checkpointing.SavedBytes(params)`
+#    as a `with` block around `checkpointing.run_selective(model, x, meter.watch(my_policy))`, and
+#    divide `meter.total` by `L * a`. Compare with no checkpointing: what did the policy buy?
 #
 # Results you would put in a pull request need a realistic size and a GPU: see Lesson 2.8 for
 # the course's own tables and how they were measured.

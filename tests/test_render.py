@@ -15,6 +15,7 @@ from tools.render import (
     CODE_FOREGROUND,
     mathml_in_html,
     render_markdown,
+    speakable_tex,
 )
 
 TARGETS = ["site", "anki"]
@@ -105,9 +106,24 @@ def test_site_math_is_mathml():
     inline = render_markdown("Cost $O(\\sqrt{n})$ memory", target="site", inline=True)
     (math,) = [attrs for tag, attrs in tags(inline) if tag == "math"]
     assert math["display"] == "inline" and math["dir"] == "ltr"
+    assert math["aria-label"] == "O(√(n))"  # a formula-only option still has a name
     assert "<msqrt>" in inline and "\\sqrt" not in inline
     block = render_markdown("$$\na < b\n$$", target="site")
     assert [attrs["display"] for tag, attrs in tags(block) if tag == "math"] == ["block"]
+
+
+@pytest.mark.parametrize(
+    ("tex", "spoken"),
+    [
+        (r"\sqrt{c \cdot L}", "√(c · L)"),
+        (r"\frac{a^{2}}{b}", "(a^2)/(b)"),
+        (r"O(\sqrt{N})", "O(√(N))"),
+        (r"\text{Mem}_{\text{ckpt}} \approx \frac{L}{k}", "Mem_ckpt ≈ (L)/(k)"),
+        (r"\alpha \le \beta", "alpha ≤ beta"),
+    ],
+)
+def test_speakable_tex(tex, spoken):
+    assert speakable_tex(tex) == spoken
 
 
 def test_malformed_tex_stays_visible_on_the_site():

@@ -357,20 +357,6 @@ def test_formula_only_options_still_have_an_accessible_name(tmp_path):
     assert labels == ["√(c · L)", "(L)/(s)"]
 
 
-@pytest.mark.parametrize(
-    ("tex", "spoken"),
-    [
-        (r"\sqrt{c \cdot L}", "√(c · L)"),
-        (r"\frac{a^{2}}{b}", "(a^2)/(b)"),
-        (r"O(\sqrt{N})", "O(√(N))"),
-        (r"\text{Mem}_{\text{ckpt}} \approx \frac{L}{k}", "Mem_ckpt ≈ (L)/(k)"),
-        (r"\alpha \le \beta", "alpha ≤ beta"),
-    ],
-)
-def test_speakable_tex(tex, spoken):
-    assert site.speakable_tex(tex) == spoken
-
-
 # --- embeds -----------------------------------------------------------------------------------
 
 

@@ -172,7 +172,7 @@ def _render_math(
         escaped = html.escape(tex, quote=False)
         out = f"\\[{escaped}\\]" if display else f"\\({escaped}\\)"
     else:
-        out = tex_to_mathml(tex, display=display)
+        out = tex_to_mathml(tex, display=display, labelled=True)
     if token.type in ("math_block", "math_block_label"):
         return f'<div class="math">{out}</div>\n'
     return f'<bdi dir="ltr">{out}</bdi>' if env.get("rtl") else out
@@ -182,17 +182,56 @@ def _render_math(
 
 
 @lru_cache(maxsize=2048)
-def tex_to_mathml(tex: str, *, display: bool = False) -> str:
+def tex_to_mathml(tex: str, *, display: bool = False, labelled: bool = False) -> str:
     """MathML for one formula, left-to-right even on a right-to-left page.
 
     TeX that latex2mathml cannot read stays visible as escaped source in a ``<code>``, so a
     build never fails on a formula and the reader still sees what the author wrote.
+
+    ``labelled`` adds an ``aria-label`` read from the TeX (:func:`speakable_tex`), for course
+    items: an option or a card question may be nothing but a formula, and the accessible name of
+    a button or summary ignores MathML (role ``math`` is named by authors only), so without a
+    label the control would have no name at all.
     """
     try:
         mathml = latex2mathml.converter.convert(tex, display="block" if display else "inline")
     except Exception:  # latex2mathml raises many kinds of errors on malformed TeX
         return f'<code class="math-source" dir="ltr">{html.escape(tex, quote=False)}</code>'
-    return mathml.replace("<math ", '<math dir="ltr" ', 1)
+    label = f' aria-label="{html.escape(speakable_tex(tex))}"' if labelled else ""
+    return mathml.replace("<math ", f'<math dir="ltr"{label} ', 1)
+
+
+_TEX_SYMBOLS = {
+    "cdot": "·",
+    "times": "×",
+    "le": "≤",
+    "leq": "≤",
+    "ge": "≥",
+    "geq": "≥",
+    "ne": "≠",
+    "neq": "≠",
+    "approx": "≈",
+    "to": "→",
+    "infty": "∞",
+    "ldots": "…",
+    "dots": "…",
+    "cdots": "…",
+}
+
+
+def speakable_tex(tex: str) -> str:
+    """A short plain-text reading of TeX, e.g. ``\\sqrt{c \\cdot L}`` -> ``√(c · L)``."""
+    previous = None
+    while previous != tex:
+        previous = tex
+        tex = re.sub(r"\\frac\{([^{}]*)\}\{([^{}]*)\}", r"(\1)/(\2)", tex)
+        tex = re.sub(r"\\sqrt\{([^{}]*)\}", r"√(\1)", tex)
+        tex = re.sub(r"\\(?:text|mathrm|mathit|mathbf|operatorname)\{([^{}]*)\}", r"\1", tex)
+        tex = re.sub(r"(?<![A-Za-z}])\{([^{}]*)\}", r"\1", tex)
+    tex = re.sub(r"\\(?:left|right|big|Big|bigg|Bigg)\b", "", tex)
+    tex = re.sub(r"\\[,;:! ]", " ", tex)
+    tex = re.sub(r"\\([A-Za-z]+)", lambda m: _TEX_SYMBOLS.get(m.group(1), m.group(1)), tex)
+    return " ".join(tex.split())
 
 
 # pymdownx.arithmatex (generic mode) output: TeX between \( \) or \[ \], HTML-escaped, in a span

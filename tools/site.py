@@ -16,6 +16,7 @@ from html import escape
 from pathlib import Path
 
 from tools.model import Card, CardGroup, Embed, Page, Question, Quiz, script_lang
+from tools.render import render_markdown
 
 # Interface text of a quiz, in the quiz's own language. Urdu strings are plain, everyday words.
 UI_TEXT: dict[str, dict[str, str]] = {
@@ -49,7 +50,6 @@ _ATTR_LIST = re.compile(r"\{:?([^{}]*)\}$")
 _URDU_ATTRS = 'lang="ur" dir="rtl"'
 # Slug characters: word characters plus Arabic-script combining marks (Python's \w omits them).
 _NOT_SLUG = re.compile(r"[^\w\u0610-\u061a\u064b-\u065f\u0670\u06d6-\u06ed\s-]")
-_MATH_TAG = re.compile(r"<math\b(?![^>]*\saria-label=)")
 _CODE_TAG = re.compile(r"<(code|pre)(?![^>]*\sdir=)(?=[\s>])")
 
 
@@ -183,74 +183,7 @@ def _flush_left(html: str) -> list[str]:
 
 def _markdown(text: str, *, inline: bool) -> str:
     """Course Markdown to safe HTML; code stays left-to-right inside right-to-left text."""
-    from tools.render import render_markdown
-
-    html = render_markdown(text, target="site", inline=inline)
-    return _label_math(text, _CODE_TAG.sub(r'<\1 dir="ltr"', html))
-
-
-def _label_math(text: str, html: str) -> str:
-    """Give each ``<math>`` an ``aria-label`` read from its TeX.
-
-    An option or a card question may be nothing but a formula; the accessible name of a button
-    or summary ignores MathML (role ``math`` is named by authors only), so without a label the
-    control has no name at all. Formulas are paired with ``<math>`` tags in order; if the counts
-    differ (a formula that could not be converted), nothing is labelled.
-    """
-    formulas = _math_sources(text)
-    tags = list(_MATH_TAG.finditer(html))
-    if not formulas or len(formulas) != len(tags):
-        return html
-    out, last = [], 0
-    for tag, tex in zip(tags, formulas, strict=True):
-        out += [html[last : tag.end()], f' aria-label="{_attr(speakable_tex(tex))}"']
-        last = tag.end()
-    return "".join(out) + html[last:]
-
-
-def _math_sources(text: str) -> list[str]:
-    from markdown_it import MarkdownIt
-    from mdit_py_plugins.dollarmath import dollarmath_plugin
-
-    found: list[str] = []
-    for token in MarkdownIt("commonmark").use(dollarmath_plugin, double_inline=True).parse(text):
-        for child in [token, *(token.children or [])]:
-            if child.type.startswith("math_"):
-                found.append(child.content.strip())
-    return found
-
-
-_TEX_SYMBOLS = {
-    "cdot": "·",
-    "times": "×",
-    "le": "≤",
-    "leq": "≤",
-    "ge": "≥",
-    "geq": "≥",
-    "ne": "≠",
-    "neq": "≠",
-    "approx": "≈",
-    "to": "→",
-    "infty": "∞",
-    "ldots": "…",
-    "dots": "…",
-    "cdots": "…",
-}
-
-
-def speakable_tex(tex: str) -> str:
-    """A short plain-text reading of TeX, e.g. ``\\sqrt{c \\cdot L}`` -> ``√(c · L)``."""
-    previous = None
-    while previous != tex:
-        previous = tex
-        tex = re.sub(r"\\frac\{([^{}]*)\}\{([^{}]*)\}", r"(\1)/(\2)", tex)
-        tex = re.sub(r"\\sqrt\{([^{}]*)\}", r"√(\1)", tex)
-        tex = re.sub(r"\\(?:text|mathrm|mathit|mathbf|operatorname)\{([^{}]*)\}", r"\1", tex)
-        tex = re.sub(r"(?<![A-Za-z}])\{([^{}]*)\}", r"\1", tex)
-    tex = re.sub(r"\\(?:left|right|big|Big|bigg|Bigg)\b", "", tex)
-    tex = re.sub(r"\\[,;:! ]", " ", tex)
-    tex = re.sub(r"\\([A-Za-z]+)", lambda m: _TEX_SYMBOLS.get(m.group(1), m.group(1)), tex)
-    return " ".join(tex.split())
+    return _CODE_TAG.sub(r'<\1 dir="ltr"', render_markdown(text, target="site", inline=inline))
 
 
 def _lang_attrs(lang: str) -> str:

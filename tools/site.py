@@ -190,10 +190,6 @@ def _lang_attrs(lang: str) -> str:
     return f' lang="{lang}" dir="{"rtl" if lang == "ur" else "ltr"}"'
 
 
-def _attr(value: object) -> str:
-    return escape(str(value), quote=True)
-
-
 # --- flashcards -------------------------------------------------------------------------------
 
 
@@ -207,7 +203,7 @@ def render_cards(group: CardGroup, *, with_toggle: bool = False) -> str:
     if with_toggle:
         parts.append(
             '<button type="button" class="flashcards-toggle md-button" aria-expanded="false" '
-            f'data-show="{_attr(SHOW_ALL)}" data-hide="{_attr(HIDE_ALL)}" hidden>'
+            f'data-show="{escape(SHOW_ALL)}" data-hide="{escape(HIDE_ALL)}" hidden>'
             f"{escape(SHOW_ALL)}</button>"
         )
     parts += [_card(card) for card in group.cards]
@@ -217,7 +213,7 @@ def render_cards(group: CardGroup, *, with_toggle: bool = False) -> str:
 
 def _card(card: Card) -> str:
     return (
-        f'<details class="flashcard" id="{_attr(card.anchor)}"{_lang_attrs(card.lang)}>\n'
+        f'<details class="flashcard" id="{escape(card.anchor)}"{_lang_attrs(card.lang)}>\n'
         f'<summary><span class="flashcard-question"{_lang_attrs(script_lang(card.front))}>'
         f"{_markdown(card.front, inline=True)}</span></summary>\n"
         f'<div class="flashcard-answer"{_lang_attrs(script_lang(card.back))}>'
@@ -239,14 +235,14 @@ def render_quiz(quiz: Quiz) -> str:
     text = UI_TEXT[quiz.lang]
     title_id = f"quiz-{quiz.quiz_id}-title"
     data = "".join(
-        f' data-text-{key.replace("_", "-")}="{_attr(text[key])}"'
+        f' data-text-{key.replace("_", "-")}="{escape(text[key])}"'
         for key in ("correct", "incorrect", "your_answer", "right_option")
     )
     parts = [
-        f'<section class="quiz" id="quiz-{_attr(quiz.quiz_id)}" '
-        f'data-quiz-id="{_attr(quiz.quiz_id)}"{_lang_attrs(quiz.lang)} '
-        f'aria-labelledby="{_attr(title_id)}"{data}>',
-        f'<p class="quiz-title" id="{_attr(title_id)}"{_lang_attrs(script_lang(quiz.title))}>'
+        f'<section class="quiz" id="quiz-{escape(quiz.quiz_id)}" '
+        f'data-quiz-id="{escape(quiz.quiz_id)}"{_lang_attrs(quiz.lang)} '
+        f'aria-labelledby="{escape(title_id)}"{data}>',
+        f'<p class="quiz-title" id="{escape(title_id)}"{_lang_attrs(script_lang(quiz.title))}>'
         f"{escape(quiz.title)}</p>",
     ]
     total = len(quiz.questions)
@@ -271,7 +267,7 @@ def _question(question: Question, number: int, quiz_lang: str) -> str:
     """
     text = UI_TEXT[quiz_lang]
     ui = _lang_attrs(quiz_lang)
-    anchor = _attr(question.anchor)
+    anchor = escape(question.anchor)
     prompt_lang = script_lang(question.prompt)
     parts = [
         f'<fieldset class="quiz-question" id="{anchor}" data-answer="{question.answer}"'

@@ -65,8 +65,9 @@ def render_page(page: Page, markdown: str, *, root: Path, strict_results: bool) 
     are the ones the parser saw, so an HTML block never lands on the wrong lines.
     """
     lines = markdown.splitlines()
-    offset = _line_offset(page, markdown, root)
-    source = _file_lines(page, root)
+    file_text = _strip_bom((root / page.path).read_text("utf-8"))
+    offset = _line_offset(file_text, markdown)
+    source = file_text.splitlines()
     for span, _ in page.blocks:
         start, end = span.start - offset, span.end - offset
         if start < 0 or end > len(lines) or lines[start:end] != source[span.start : span.end]:
@@ -142,17 +143,13 @@ def _unique(slug: str, used: set[str]) -> str:
     return candidate
 
 
-def _file_lines(page: Page, root: Path) -> list[str]:
-    return _strip_bom((root / page.path).read_text("utf-8")).splitlines()
-
-
 def _strip_bom(text: str) -> str:
     return text.removeprefix("\ufeff")
 
 
-def _line_offset(page: Page, markdown: str, root: Path) -> int:
+def _line_offset(file_text: str, markdown: str) -> int:
     """Lines of the file that precede ``markdown`` (front matter the generator stripped)."""
-    text = _strip_bom((root / page.path).read_text("utf-8")).replace("\r\n", "\n")
+    text = file_text.replace("\r\n", "\n")
     body = _strip_bom(markdown).replace("\r\n", "\n")
     if text == body:
         return 0

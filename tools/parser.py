@@ -12,6 +12,7 @@ import re
 import shlex
 import textwrap
 from collections.abc import Iterator
+from functools import cache
 from pathlib import Path
 
 from markdown_it import MarkdownIt
@@ -45,15 +46,17 @@ _OPTION_MARK = re.compile(r"^[-*+]\s+\[([ xX])\]\s*")
 _LIST_MARKER = re.compile(r"^\s*\d+[.)]\s+")
 
 
+@cache
 def markdown() -> MarkdownIt:
-    """The CommonMark parser with the two extensions whose tokens matter to course items."""
+    """The CommonMark parser with the two extensions whose tokens matter to course items.
+
+    Built once per process and shared (the site reads headings with it too): building one costs
+    more than parsing a page, and parsing leaves it unchanged.
+    """
     md = MarkdownIt("commonmark").use(dollarmath_plugin)
     for name in CONTAINERS:
         container_plugin(md, name)
     return md
-
-
-_MD = markdown()
 
 
 class _Source:
@@ -91,7 +94,7 @@ def parse_course(root: Path, docs_dir: str = "docs") -> Course:
 def parse_page(path: str, docs_path: str, text: str) -> tuple[Page, list[CourseError]]:
     """Parse one page. ``path`` names the file in messages; ``docs_path`` is its site path."""
     src = _Source(path, text)
-    tokens = _MD.parse(text)
+    tokens = markdown().parse(text)
     page = Page(path=path, docs_path=docs_path, title=_title(tokens) or docs_path)
     for index, token in _top_level(tokens):
         if token.type == "paragraph_open":

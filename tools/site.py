@@ -16,6 +16,7 @@ from html import escape
 from pathlib import Path
 
 from tools.model import Card, CardGroup, Embed, Page, Question, Quiz, script_lang
+from tools.parser import markdown as course_markdown
 from tools.render import render_markdown
 
 # Interface text of a quiz, in the quiz's own language. Urdu strings are plain, everyday words.
@@ -102,8 +103,6 @@ def _headings_with_direction(lines: list[str]) -> list[str]:
     Urdu title on an English page runs left-to-right in the wrong font and clips. The default
     slug of an Urdu heading is empty (the anchor becomes ``#_1``), so it gets an Urdu slug.
     """
-    from tools.parser import markdown as course_markdown
-
     out = list(lines)
     used: set[str] = set()
     for token in course_markdown().parse("\n".join(lines)):

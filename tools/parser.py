@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 import shlex
 import textwrap
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from functools import cache
 from pathlib import Path
 
@@ -348,16 +348,9 @@ def _explanation(src: _Source, blocks: list[tuple[int, Token]], item: Token) -> 
 
 
 def _duplicate_questions(src: _Source, questions: list[Question]) -> None:
-    seen: dict[str, Question] = {}
-    for question in questions:
-        # By text, as for flashcards: an explicit id does not make a repeated question new.
-        first = seen.setdefault(normalize(question.prompt), question)
-        if first is not question:
-            src.errors.append(
-                CourseError(
-                    question.location, f"duplicate question (first at line {first.location.line})"
-                )
-            )
+    # By text, as for flashcards: an explicit id does not make a repeated question new.
+    for _, location, first in _repeats((normalize(q.prompt), q.location) for q in questions):
+        src.errors.append(CourseError(location, f"duplicate question (first at line {first.line})"))
 
 
 # --- other blocks -----------------------------------------------------------------------------
@@ -399,31 +392,29 @@ def _console_example(src: _Source, fence: Token) -> ConsoleExample | None:
 
 def _duplicate_ids(pages: list[Page]) -> list[CourseError]:
     """Explicit ids are course-wide (they make GUIDs); questions are unique within a page."""
-    errors: list[CourseError] = []
-    first_at: dict[str, Location] = {}
+    ids: list[tuple[str | None, Location]] = []
     for page in pages:
-        items = [(q.explicit_id, q.location) for quiz in page.quizzes for q in quiz.questions]
-        items += [(c.explicit_id, c.location) for c in page.cards]
-        items += [(quiz.quiz_id, quiz.location) for quiz in page.quizzes]
-        for explicit_id, location in items:
-            if explicit_id is None:
-                continue
-            if explicit_id in first_at:
-                errors.append(
-                    CourseError(
-                        location, f"duplicate id {explicit_id!r} (first at {first_at[explicit_id]})"
-                    )
-                )
-            else:
-                first_at[explicit_id] = location
-        seen: dict[str, Location] = {}
-        for card in page.cards:
-            key = normalize(card.front)
-            if key in seen:
-                errors.append(
-                    CourseError(
-                        card.location, f"duplicate flashcard question (first at {seen[key]})"
-                    )
-                )
-            seen.setdefault(key, card.location)
+        ids += [(q.explicit_id, q.location) for quiz in page.quizzes for q in quiz.questions]
+        ids += [(c.explicit_id, c.location) for c in page.cards]
+        ids += [(quiz.quiz_id, quiz.location) for quiz in page.quizzes]
+    errors = [
+        CourseError(location, f"duplicate id {item_id!r} (first at {first})")
+        for item_id, location, first in _repeats((i, at) for i, at in ids if i is not None)
+    ]
+    for page in pages:
+        cards = ((normalize(card.front), card.location) for card in page.cards)
+        errors += [
+            CourseError(location, f"duplicate flashcard question (first at {first})")
+            for _, location, first in _repeats(cards)
+        ]
     return errors
+
+
+def _repeats(items: Iterable[tuple[str, Location]]) -> Iterator[tuple[str, Location, Location]]:
+    """``(key, location, first location)`` for every item whose key an earlier item had."""
+    first_at: dict[str, Location] = {}
+    for key, location in items:
+        if key in first_at:
+            yield key, location, first_at[key]
+        else:
+            first_at[key] = location

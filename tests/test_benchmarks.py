@@ -35,8 +35,8 @@ from torch import nn
 from torch.utils.checkpoint import checkpoint
 
 from tools import benchmarks
+from tools.buildinfo import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "docs" / "benchmarks"
 CPU_FILE = RESULTS / "checkpointing-cpu.json"
 CONFIG = checkpointing.CONFIGS["cpu"]

@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+from tools.buildinfo import ROOT
+
 COPIED = [
     "docs",
     "snippets",

@@ -6,7 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from tools.buildinfo import ROOT
 
 
 def cli(*args: str) -> subprocess.CompletedProcess[str]:

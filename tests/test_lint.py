@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+from tools.buildinfo import ROOT
 
 
 def _ruff() -> list[str]:

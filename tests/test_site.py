@@ -19,10 +19,9 @@ import pytest
 pytest.importorskip("markdown_it", reason="the course engine's dependencies are not installed")
 
 from tools import site
+from tools.buildinfo import ROOT
 from tools.model import Embed, Location
 from tools.parser import parse_page
-
-ROOT = Path(__file__).resolve().parent.parent
 
 LESSON = """\
 # A lesson

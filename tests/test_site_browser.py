@@ -18,9 +18,10 @@ from urllib.parse import urljoin
 
 import pytest
 
+from tools.buildinfo import ROOT
+
 pytestmark = pytest.mark.browser
 
-ROOT = Path(__file__).resolve().parent.parent
 HOME = "index.html"
 LESSON = "lessons/02-gradient-checkpointing.html"
 URDU_QUIZ = "quizzes/checkpointing-ur.html"

@@ -21,9 +21,9 @@ import pytest
 import regression_test  # a module: importing its test function by name would collect it here
 import torch
 
+from tools.buildinfo import ROOT
 from tools.parser import parse_course
 
-ROOT = Path(__file__).resolve().parent.parent
 SNIPPETS = ROOT / "snippets"
 EXPECTED_COSINE = 32 / (14**0.5 * 77**0.5)
 REAL_1D_ERROR = "IndexError: Dimension out of range (expected to be in range of [-1, 0], but got 1)"

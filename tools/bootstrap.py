@@ -16,7 +16,8 @@ import tomllib
 import venv
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from tools.buildinfo import ROOT  # standard library only, like this module
+
 VENV = ROOT / ".venv"
 STAMP = VENV / ".installed"
 INPUTS = (ROOT / "pyproject.toml", ROOT / "constraints.txt")

@@ -4,6 +4,9 @@ The build time is the time of the source, not of the clock: ``SOURCE_DATE_EPOCH`
 (the reproducible-builds convention), else the last commit's time. Anki updates an imported note
 only when the incoming modification time is newer, so a per-commit time both updates learners'
 notes after a new commit and keeps two builds of one commit byte-identical.
+
+Standard library only: ``tools/bootstrap.py`` takes :data:`ROOT` from here before the virtual
+environment exists.
 """
 
 from __future__ import annotations

@@ -5,16 +5,18 @@ import re
 from tools import bootstrap
 
 
+def _name(requirement: str) -> str:
+    """The package a requirement or constraint line is about, spelled one way."""
+    return re.split(r"[=<>!~\[ ]", requirement, maxsplit=1)[0].lower().replace("_", "-")
+
+
 def test_every_requirement_is_pinned_in_constraints():
     pinned = {
-        re.split(r"[=<>!~\[ ]", line, maxsplit=1)[0].lower().replace("_", "-")
+        _name(line)
         for line in bootstrap.INPUTS[1].read_text().splitlines()
         if line and not line.startswith("#")
     }
-    names = {
-        re.split(r"[=<>!~\[ ]", req, maxsplit=1)[0].lower().replace("_", "-")
-        for req in bootstrap.requirements()
-    }
+    names = {_name(req) for req in bootstrap.requirements()}
     assert names, "pyproject.toml declares no dependencies"
     assert names <= pinned, f"not pinned in constraints.txt: {sorted(names - pinned)}"
 

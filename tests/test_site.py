@@ -430,3 +430,14 @@ def test_font_and_license_are_served_from_the_site():
         assert (ROOT / "docs" / "assets" / url).is_file(), url
     assert "SIL Open Font License" in (fonts / "OFL.txt").read_text("utf-8")
     assert "font-display: swap" in css
+
+
+def test_a_unicode_line_separator_does_not_shift_blocks(tmp_path):
+    """Only CR/LF end lines, for the parser and the site alike (U+2028 is text inside a line)."""
+    text = "# P\n\nSee\u2028this.\n\nQ ::: A\n"
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "p.md").write_text(text, "utf-8")
+    page, errors = parse_page("docs/p.md", "p.md", text)
+    assert not errors
+    out = site.render_page(page, text, root=tmp_path, strict_results=False)
+    assert "See\u2028this." in out and 'class="flashcard"' in out

@@ -59,14 +59,22 @@ def markdown() -> MarkdownIt:
     return md
 
 
+def split_lines(text: str) -> list[str]:
+    """Source lines as markdown-it numbers them (anything that maps lines must use this).
+
+    Only CR, LF and CRLF end a line: ``str.splitlines()`` also splits at U+2028, form feeds and
+    the like, which would shift every line number after them.
+    """
+    lines = re.split(r"\r\n|\r|\n", text)
+    return lines[:-1] if lines and lines[-1] == "" else lines
+
+
 class _Source:
     """One file's lines plus helpers to name a place in it."""
 
     def __init__(self, path: str, text: str) -> None:
         self.path = path
-        # The line breaks markdown-it knows, and only those: str.splitlines() also splits at
-        # U+2028, form feeds and the like, which would shift every line number after them.
-        self.lines = re.split(r"\r\n|\r|\n", text)
+        self.lines = split_lines(text)
         self.errors: list[CourseError] = []
 
     def at(self, line0: int) -> Location:

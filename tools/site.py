@@ -17,6 +17,7 @@ from pathlib import Path
 
 from tools.model import Card, CardGroup, Embed, Page, Question, Quiz, script_lang
 from tools.parser import markdown as course_markdown
+from tools.parser import split_lines
 from tools.render import render_markdown
 
 # Interface text of a quiz, in the quiz's own language. Urdu strings are plain, everyday words.
@@ -65,10 +66,10 @@ def render_page(page: Page, markdown: str, *, root: Path, strict_results: bool) 
     its front matter. We locate the Markdown inside the file and check that every block's lines
     are the ones the parser saw, so an HTML block never lands on the wrong lines.
     """
-    lines = markdown.splitlines()
+    lines = split_lines(markdown)
     file_text = _strip_bom((root / page.path).read_text("utf-8"))
     offset = _line_offset(file_text, markdown)
-    source = file_text.splitlines()
+    source = split_lines(file_text)
     for span, _ in page.blocks:
         start, end = span.start - offset, span.end - offset
         if start < 0 or end > len(lines) or lines[start:end] != source[span.start : span.end]:
@@ -153,7 +154,7 @@ def _line_offset(file_text: str, markdown: str) -> int:
     if text == body:
         return 0
     if body and text.endswith(body):
-        return len(text[: len(text) - len(body)].splitlines())
+        return len(split_lines(text[: len(text) - len(body)]))
     return 0  # mismatches are reported per block by the caller, with their line
 
 

@@ -202,4 +202,3 @@ def test_english_card_keeps_the_system_font_and_never_loads_the_urdu_one(chromiu
     assert facts["faces"] == ["unloaded", "unloaded"]
     assert URDU_FAMILY not in facts["stack"] and "system-ui" in facts["stack"]
     assert requested == [MEDIA_ORIGIN + CARD_PAGE]
-

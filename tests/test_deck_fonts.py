@@ -94,6 +94,13 @@ def test_media_names_are_pinned_to_their_files():
     assert hashes == PINNED_MEDIA, "a changed font file needs a new media name (tools/deck.py)"
 
 
+def test_the_flashcards_page_names_the_files_learners_find_in_their_media_folder():
+    page = (deck.ROOT / "docs" / "flashcards.md").read_text("utf-8")
+    assert "### Urdu cards on a phone" in page
+    for name in deck.DECK_MEDIA:
+        assert f"`{name}`" in page, name
+
+
 def test_every_css_url_is_a_media_file_of_the_deck():
     css = (deck.TEMPLATES / "cards.css").read_text("utf-8")
     urls = [part.split(")", 1)[0].strip("\"' ") for part in css.split("url(")[1:]]

@@ -110,27 +110,33 @@ def launch_without_urdu(playwright: Any, folder: Path) -> Any:
     )
 
 
-# The Urdu text's width in its own font and in the fallback stack (its font-family without the
-# course face), measured on one unwrapped line inside the same element.
+# For every Urdu element of the card with Arabic-script text in it: that text's width in the
+# element's font and in its fallback stack (its font-family without the first, the course's face),
+# each measured as one unwrapped line inside the element; then the state of the course's face.
 MEASURE_URDU = """(family) => {
-  const urdu = document.querySelector('#qa [lang="ur"]');
-  const probe = document.createElement('span');
-  probe.style.whiteSpace = 'nowrap';
-  probe.textContent = urdu.textContent.trim();
-  urdu.prepend(probe);
-  const stack = getComputedStyle(urdu).fontFamily;
-  const own = probe.getBoundingClientRect().width;
-  probe.style.fontFamily = stack.split(',').slice(1).join(',');
-  const fallback = probe.getBoundingClientRect().width;
-  probe.remove();
+  const measure = (urdu) => {
+    const probe = document.createElement('span');
+    probe.style.whiteSpace = 'nowrap';
+    probe.textContent = urdu.textContent.trim();
+    urdu.prepend(probe);
+    const style = getComputedStyle(urdu);
+    const own = probe.getBoundingClientRect().width;
+    probe.style.fontFamily = style.fontFamily.split(',').slice(1).join(',');
+    const fallback = probe.getBoundingClientRect().width;
+    probe.remove();
+    return {
+      tag: urdu.tagName.toLowerCase(),
+      text: probe.textContent,
+      stack: style.fontFamily,
+      lineHeight: parseFloat(style.lineHeight) / parseFloat(style.fontSize),
+      own,
+      fallback,
+      check: document.fonts.check(`20px "${family}"`, probe.textContent),
+    };
+  };
   return {
-    text: probe.textContent,
-    stack,
-    lineHeight: parseFloat(getComputedStyle(urdu).lineHeight)
-      / parseFloat(getComputedStyle(urdu).fontSize),
-    own,
-    fallback,
-    check: document.fonts.check(`20px "${family}"`, probe.textContent),
+    runs: [...document.querySelectorAll('#qa [lang="ur"]')]
+      .filter((el) => /[\u0600-\u06ff]/.test(el.textContent)).map(measure),
     faces: [...document.fonts]
       .filter((f) => f.family.replace(/["']/g, '') === family)
       .map((f) => [f.weight, f.status]),

@@ -30,6 +30,7 @@ import hashlib
 import html
 import io
 import itertools
+import json
 import os
 import re
 import sqlite3
@@ -173,7 +174,7 @@ def build_apkg(course: Course, *, site_url: str, timestamp: int, root: Path = RO
         database = conn.serialize()
     finally:
         conn.close()
-    return _zip({"collection.anki2": database, "media": b"{}"}, timestamp)
+    return _zip({"collection.anki2": database, **media_entries()}, timestamp)
 
 
 # --- the course's items -----------------------------------------------------------------------
@@ -403,6 +404,41 @@ def _model(
         ],
         css=_template("cards.css"),
     )
+
+
+# --- media: the course's Urdu font ----------------------------------------------------------
+#
+# Urdu cards are set in the font the site serves (docs/assets/fonts, one copy in the repository);
+# cards.css loads it with @font-face for Urdu runs only. Anki keeps a media file that no field
+# references only when its name starts with "_", so every name here does (the licence too: the
+# OFL asks for it to travel with the font). Anki matches media by name on import: a name it already
+# has is not imported again (re-importing adds no copy), even when the incoming file differs, so
+# learners would keep the old font. A changed font file therefore needs a new name here and in
+# cards.css; tests/test_deck_fonts.py pins each name to its file's hash.
+
+FONTS = ROOT / "docs" / "assets" / "fonts"
+DECK_MEDIA = {  # name in the deck -> file in FONTS
+    "_noto-nastaliq-urdu-400.woff2": "noto-nastaliq-urdu-arabic-400-normal.woff2",
+    "_noto-nastaliq-urdu-700.woff2": "noto-nastaliq-urdu-arabic-700-normal.woff2",
+    "_noto-nastaliq-urdu-OFL.txt": "OFL.txt",
+}
+
+
+def media_entries() -> dict[str, bytes]:
+    """The package's media as zip entries: files "0", "1", ... and the "media" index naming them.
+
+    The layout genanki writes and Anki's importer reads; fixed order and JSON, so the same files
+    always give the same bytes.
+    """
+    entries: dict[str, bytes] = {}
+    index: dict[str, str] = {}
+    for number, (name, source) in enumerate(DECK_MEDIA.items()):
+        path = FONTS / source
+        if not path.is_file():
+            raise FileNotFoundError(f"{path}: the deck's media file {name} is made from it")
+        entries[str(number)] = path.read_bytes()
+        index[str(number)] = name
+    return {"media": json.dumps(index, sort_keys=True).encode(), **entries}
 
 
 # --- packing ----------------------------------------------------------------------------------

@@ -7,9 +7,13 @@ same parser as the site and the deck, so what they check is what learners get:
 - every question and option line of the seed quiz, and its title and intro, verbatim, with the
   answer key and an explanation in each question's own language; the English version matches;
 - the seed's four flashcards verbatim, each in the lesson it belongs to;
-- all 15 seed exercises, each with its solution, in the right lesson, numbers intact;
-- every lesson's shape: objectives first, then key points, exercises, quiz, flashcards, and at
-  least eight flashcards of its own.
+- all 15 seed exercises, each with its solution, in the right lesson, numbers intact; where a
+  seed solution is partly wrong, the correction sits in the same hidden block and a "Read first"
+  line opens it, so the wrong reasoning is never met alone;
+- every lesson's shape: objectives first, then key points, exercises, quiz, flashcards, sources,
+  and at least eight flashcards of its own;
+- every claim about a named project in Lessons 1 and 4 carries a link, and every page a lesson
+  links to is in its dated Sources list.
 - what Lesson 2 says the measurements show holds in every committed results file.
 """
 
@@ -94,8 +98,15 @@ SEED_SOLUTIONS = [
     ("is 1.67× faster", 2),
     ("Rule: choose the largest $k$ that still fits.", 2),
 ]
-# Exercises (solution blocks) per lesson: 3 + 4 + 4 + 4 = the seed's 15 solutions.
-EXERCISES = {1: 3, 2: 4, 3: 4, 4: 4}
+# Exercises (solution blocks) per lesson: 3 + 4 + 4 + 4 = the seed's 15 solutions, plus the
+# course's own: Lesson 2's hands-on exercise (2.5) and the lab's tasks (2.6).
+SEED_EXERCISE_COUNT = {1: 3, 2: 4, 3: 4, 4: 4}
+OWN_EXERCISES = {2: 2}
+EXERCISES = {n: count + OWN_EXERCISES.get(n, 0) for n, count in SEED_EXERCISE_COUNT.items()}
+# The seed solutions that measurement or a real run partly refutes: each keeps the seed's text and
+# opens with READ_FIRST, and its correction is a warning inside the same solution block.
+CORRECTED = {"2.1", "2.3", "2.4", "3.2", "3.3", "3.4", "4.2"}
+READ_FIRST = "**Read first:**"
 SOLUTION = '??? success "Solution"'
 MIN_NEW_CARDS = 8
 MIN_LESSON_QUESTIONS = 5
@@ -236,7 +247,7 @@ def test_the_seed_has_exactly_these_fifteen_solutions():
             assert paragraph.startswith(CONTINUATIONS), f"unexpected seed paragraph: {paragraph}"
         found += starts
     assert found == openings
-    assert len(openings) == sum(EXERCISES.values()) == 15
+    assert len(openings) == sum(SEED_EXERCISE_COUNT.values()) == 15
 
 
 @pytest.mark.parametrize(("opening", "lesson"), SEED_EXERCISES)
@@ -279,6 +290,198 @@ def test_corrections_of_the_seed_error_message_sit_beside_it():
                 assert "IndexError: Dimension out of range" in block
 
 
+def _exercise_sections() -> dict[str, list[str]]:
+    """Every exercise's lines, from its heading to the next heading, by number ("2.1")."""
+    found: dict[str, list[str]] = {}
+    for path in LESSONS.values():
+        text = (DOCS / path).read_text(encoding="utf-8")
+        exercises = text.split("\n## Exercises", 1)[1].split("\n## ", 1)[0]
+        for chunk in re.split(r"^(?=### )", exercises, flags=re.MULTILINE):
+            number = re.match(r"### Exercise (\d\.\d) ", chunk)
+            if number:
+                found[number.group(1)] = chunk.splitlines()
+    return found
+
+
+def _solution_block(lines: list[str]) -> tuple[list[str], list[str]]:
+    """(the solution block's lines, dedented; the section's lines outside it)."""
+    start = lines.index(SOLUTION)
+    end = start + 1
+    while end < len(lines) and (not lines[end].strip() or lines[end].startswith("    ")):
+        end += 1
+    return [line[4:] for line in lines[start + 1 : end]], lines[:start] + lines[end:]
+
+
+def test_corrected_solutions_open_with_what_holds_and_hold_their_correction():
+    sections = _exercise_sections()
+    assert set(sections) >= CORRECTED
+    opened, corrected = set(), set()
+    for number, lines in sections.items():
+        block, outside = _solution_block(lines)
+        first = next(line for line in block if line.strip())
+        if first.startswith(READ_FIRST):
+            opened.add(number)
+        if any(line.startswith("!!! warning") for line in block):
+            corrected.add(number)
+        # A correction never stands outside the hidden block, where it would be read alone
+        # (or before the learner has tried the exercise).
+        assert not [line for line in outside if re.match(r"\s*(!!!|///) warning", line)], number
+    assert opened == corrected == CORRECTED
+
+
+@pytest.mark.parametrize("number", sorted(CORRECTED))
+def test_the_seed_text_follows_the_read_first_line(number):
+    """The seed's solution is kept, after the line that says what holds: in reading order."""
+    block, _ = _solution_block(_exercise_sections()[number])
+    text = _squash("\n".join(block))
+    lesson = int(number[0])
+    openings = [_squash(o) for o, n in SEED_EXERCISES if n == lesson and _squash(o) in text]
+    assert len(openings) == 1, openings
+    read_first = text.index(READ_FIRST)
+    seed = text.index(openings[0])
+    correction = text.index("!!! warning")
+    assert read_first < seed < correction
+
+
+def test_the_seed_assertion_of_exercise_3_4_cannot_fail_on_the_buggy_helper():
+    """Ex 3.4 says the seed's assertion calls PyTorch's own function, so it passes whatever the
+    helper does: run the code shown in the lesson, with the buggy helper in scope, and see."""
+    torch = pytest.importorskip("torch")
+    import cosine_buggy
+
+    block, _ = _solution_block(_exercise_sections()["3.4"])
+    fences = re.findall(r"^```python\n(.*?)^```", "\n".join(block), re.MULTILINE | re.DOTALL)
+    seed_code = fences[0]
+    assert "F.cosine_similarity(a, b, dim=0)" in seed_code
+    scope = {
+        "torch": torch,
+        "F": torch.nn.functional,
+        "cosine_similarity": cosine_buggy.cosine_similarity,
+    }
+    exec(seed_code, scope)  # the assertion holds: the buggy helper is never called
+    with pytest.raises(IndexError):
+        cosine_buggy.cosine_similarity(scope["a"], scope["b"])
+
+
+# --- named projects and sources -----------------------------------------------------------------
+
+NAMED = re.compile(r"\b(PyTorch|transformers|JAX|vLLM|scikit-learn|GitHub)\b")
+LINK = re.compile(r"\]\((https?://[^)\s]+)\)")
+CLAIM_LESSONS = (1, 4)  # the lessons about how projects run contributions
+
+
+def _units(text: str) -> list[tuple[int, str]]:
+    """(line, text) of each unit a claim lives in: a paragraph, list item, table row, card line
+    or quiz question. Headings, code and the Sources list are left out."""
+    units: list[tuple[int, str]] = []
+    current: list[str] = []
+    start = 0
+    in_code = in_quiz = False
+
+    def flush() -> None:
+        if current:
+            units.append((start, " ".join(current)))
+            current.clear()
+
+    text = text.split("\n## Sources", 1)[0]
+    for number, line in enumerate(text.splitlines(), 1):
+        stripped = line.strip()
+        if stripped.startswith("```"):
+            in_code = not in_code
+            flush()
+            continue
+        if in_code or stripped.startswith("#"):
+            flush()
+            continue
+        if re.fullmatch(r"\|[\s|:-]*\|", stripped):  # a table's header rule: the header names
+            current.clear()  # columns, it claims nothing
+            continue
+        if stripped.startswith("::: quiz"):
+            in_quiz = True
+            flush()
+            continue
+        if in_quiz and stripped == ":::":
+            in_quiz = False
+            flush()
+            continue
+        if in_quiz:
+            new_unit = bool(re.match(r"\d+\.\s", line))  # a question, with options and explanation
+        else:
+            new_unit = (
+                not stripped
+                or " ::: " in line  # one card per line
+                or bool(re.match(r"\s*([-*]|\d+\.)\s", line))
+                or stripped.startswith("|")
+            )
+        if new_unit or (not in_quiz and not current):
+            flush()
+            start = number
+        if stripped:
+            current.append(stripped)
+    flush()
+    return units
+
+
+INTERNAL_LINK = re.compile(r"\]\((?:([\w-]+\.md))?#([\w-]+)\)")
+
+
+def _shows_a_run(page: str, anchor: str) -> bool:
+    """Whether the section ``anchor`` of lesson file ``page`` shows a real run (a console block,
+    which tests/test_snippets.py compares with the snippet's actual output)."""
+    text = (DOCS / "lessons" / page).read_text(encoding="utf-8")
+    match = re.search(rf"^(#+) .*\{{#{re.escape(anchor)}\}}$", text, re.MULTILINE)
+    if not match:
+        return False
+    rest = text[match.end() :]
+    end = re.search(rf"^#{{1,{len(match.group(1))}}} ", rest, re.MULTILINE)
+    return "```console" in rest[: end.start() if end else len(rest)]
+
+
+def _has_evidence(unit: str, page: str) -> bool:
+    """A claim's evidence: a link to where the project says it, or to a section showing a run."""
+    if LINK.search(unit):
+        return True
+    return any(
+        _shows_a_run(target or page, anchor) for target, anchor in INTERNAL_LINK.findall(unit)
+    )
+
+
+@pytest.mark.parametrize("lesson", CLAIM_LESSONS)
+def test_claims_about_named_projects_carry_a_link(lesson):
+    text = (DOCS / LESSONS[lesson]).read_text(encoding="utf-8")
+    page = Path(LESSONS[lesson]).name
+    unlinked = [
+        f"docs/{LESSONS[lesson]}:{line}: {unit[:80]}"
+        for line, unit in _units(text)
+        if NAMED.search(unit) and not _has_evidence(unit, page)
+    ]
+    assert not unlinked, "\n".join(unlinked)
+
+
+def test_the_claim_check_finds_an_unlinked_claim():
+    """The check above is not vacuous: it sees a card, a list item and a quiz explanation."""
+    text = (
+        "Intro.\n\nCan you claim in PyTorch? ::: No.\n\n- JAX asks for a CLA.\n\n"
+        "::: quiz id=q\n1. Where?\n   - [x] Here\n   - [ ] There\n\n   GitHub says so.\n:::\n"
+    )
+    flagged = [u for _, u in _units(text) if NAMED.search(u) and not _has_evidence(u, "x.md")]
+    assert len(flagged) == 3, flagged
+    # A link to a section without a run is no evidence; one to a section with a run is.
+    no_run = "PyTorch raises this ([Lesson 3](03-debugging-and-testing.md#l3-4))."
+    run = "PyTorch raises this ([Lesson 3](03-debugging-and-testing.md#l3-1))."
+    assert not _has_evidence(no_run, "x.md") and _has_evidence(run, "x.md")
+
+
+@pytest.mark.parametrize("lesson", LESSONS)
+def test_every_linked_page_is_a_dated_source(lesson):
+    text = (DOCS / LESSONS[lesson]).read_text(encoding="utf-8")
+    body, sources = text.split("\n## Sources", 1)
+    assert re.search(r"\b(read|checked)\b[^.]*\b20\d\d-\d\d-\d\d\b", sources, re.IGNORECASE)
+    listed = set(LINK.findall(sources))
+    used = set(LINK.findall(body))
+    assert used <= listed, sorted(used - listed)
+
+
 # --- lesson shape -----------------------------------------------------------------------------
 
 
@@ -287,7 +490,7 @@ def test_lesson_has_its_parts_in_order(course, lesson):
     text = (DOCS / LESSONS[lesson]).read_text(encoding="utf-8")
     headings = re.findall(r"^## (.+?)(?: \{#[\w-]+\})?$", text, re.MULTILINE)
     assert headings[0] == "Objectives"
-    tail = ["Key points", "Exercises", "Quiz", "Flashcards"]
+    tail = ["Key points", "Exercises", "Quiz", "Flashcards", "Sources"]
     assert headings[-len(tail) :] == tail
     numbered = [h for h in headings if re.match(r"\d\.\d ", h)]
     assert numbered and all(h.startswith(f"{lesson}.") for h in numbered)

@@ -186,6 +186,11 @@ REQUIRED_SECTIONS = {
     "float_equality.py": {"pitfall", "allclose"},
     "regression_test.py": {"test"},
     "checkpointing.py": {"block", "strategies", "saved_bytes", "measure"},
+    "checkpoint_exercise.py": {"model"},
+    "checkpoint_exercise_solution.py": {"solution"},
+    "checkpoint_exercise_test.py": {"test"},
+    "cpu_peak.py": {"meter"},
+    "lab_solutions.py": {"segments", "groups", "policy"},
 }
 
 

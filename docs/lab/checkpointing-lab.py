@@ -237,8 +237,9 @@ for preserve in (True, False):
 #    as a `with` block around `checkpointing.run_selective(model, x, meter.watch(my_policy))`, and
 #    divide `meter.total` by `L * a`. Compare with no checkpointing: what did the policy buy?
 #
-# Results you would put in a pull request need a realistic size and a GPU: see Lesson 2.8 for
-# the course's own tables and how they were measured.
+# Solutions: Exercise 2.6 at the end of Lesson 2 (Gradient checkpointing), hidden until you open
+# them. Results you would put in a pull request need a realistic size and a GPU; under each of
+# its tables, Lesson 2.8 says where, when and with which code it was measured.
 
 # %%
 # The provenance the harness records, as it would appear under a results table.

@@ -238,7 +238,9 @@ for preserve in (True, False):
 #    divide `meter.total` by `L * a`. Compare with no checkpointing: what did the policy buy?
 #
 # Results you would put in a pull request need a realistic size and a GPU: see Lesson 2.8 for
-# the course's own tables and how they were measured.
+# the course's own tables and how they were measured. To see what the same model predicts for
+# your own model's sizes before you measure, use the
+# [memory planner](../lessons/02-gradient-checkpointing.html#planner) in Lesson 2.9.
 
 # %%
 # The provenance the harness records, as it would appear under a results table.

@@ -234,7 +234,7 @@
       return el;
     }
 
-    function render(m, result, blockName, budgetText) {
+    function render(m, result, blockName) {
       tbody.textContent = "";
       var byName = {};
       result.options.forEach(function (o) {
@@ -266,7 +266,7 @@
         "One boundary tensor a = " + fmtBytes(m.a) + "; each layer keeps c = " + fmtNumber(m.c) + " a; " + kept + ". " +
         "Overhead: the recomputed share of a forward pass × " + Math.round(m.forwardShare * 100) +
         "% of a step (backward ≈ 2 × forward). Peaks are activations only.";
-      var budget = budgetText + " GB";
+      var budget = fmtBytes(m.budget);
       if (result.recommended === null) {
         var lowest = result.options.reduce(function (x, o) {
           return o.peak < x.peak ? o : x;
@@ -308,7 +308,7 @@
         budget: v.budget * 1e9,
         forwardShare: model.forwardShare,
       };
-      render(m, plan(m), block.value, fmtNumber(v.budget));
+      render(m, plan(m), block.value);
     }
 
     form.addEventListener("input", update);

@@ -201,7 +201,7 @@ def test_named_sections_exist_and_are_short(name: str) -> None:
 def test_benchmark_code_imports_only_torch_and_the_standard_library() -> None:
     """The GPU runner has torch and pytest only."""
     local = {p.stem for p in SNIPPETS.glob("*.py")}
-    for name in ("checkpointing.py", "provenance.py"):
+    for name in ("checkpointing.py", "memory_model.py", "provenance.py"):
         tree = ast.parse((SNIPPETS / name).read_text(encoding="utf-8"))
         for node in ast.walk(tree):
             if isinstance(node, ast.Import):

@@ -269,14 +269,16 @@ def test_planner_works_by_keyboard_with_labels_and_a_live_region(open_site):
     assert "attention core" in form.locator("tbody").inner_text()
 
 
-def test_planner_accessibility_in_the_error_state(open_site):
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_planner_passes_axe_with_results_and_with_errors(open_site, scheme):
     from axe_playwright_python.sync_playwright import Axe
 
-    page = open_site(color_scheme="dark").goto(LESSON)
-    page.fill("#planner-layers", "-1")
-    results = Axe().run(page, context={"include": [["form.planner"]]})
-    bad = [v for v in results.response["violations"] if v["impact"] in ("serious", "critical")]
-    assert not bad, [(v["id"], [n["target"] for n in v["nodes"]]) for v in bad]
+    page = open_site(color_scheme=scheme).goto(LESSON)
+    for layers in ("24", "-1"):  # a recommendation on screen, then an inline error
+        page.fill("#planner-layers", layers)
+        results = Axe().run(page, context={"include": [["form.planner"]]})
+        bad = [v for v in results.response["violations"] if v["impact"] in ("serious", "critical")]
+        assert not bad, [(layers, v["id"], [n["target"] for n in v["nodes"]]) for v in bad]
 
 
 def test_planner_runs_from_disk(browser, built_site):

@@ -281,6 +281,21 @@ def test_planner_passes_axe_with_results_and_with_errors(open_site, scheme):
         assert not bad, [(layers, v["id"], [n["target"] for n in v["nodes"]]) for v in bad]
 
 
+def test_planner_works_after_materials_instant_navigation(open_site, built_site):
+    """Material swaps the page in place; planner.js must set up the new page's form."""
+    from test_site_browser import published_url
+
+    page = open_site(origin=published_url(built_site)).goto("index.html")
+    page.wait_for_load_state("networkidle")  # Material reads the sitemap before it intercepts
+    page.evaluate("window.__sameDocument = true")
+    page.locator('.md-nav a[href$="02-gradient-checkpointing.html"]').first.click()
+    page.wait_for_url(f"**/{LESSON}")
+    page.locator("form.planner tbody tr").first.wait_for(state="visible")
+    assert page.evaluate("window.__sameDocument === true"), "the page was fully reloaded"
+    page.fill("#planner-layers", "0")
+    assert read(page)["tableHidden"]
+
+
 def test_planner_runs_from_disk(browser, built_site):
     context = browser.new_context()
     page = context.new_page()

@@ -186,6 +186,7 @@ REQUIRED_SECTIONS = {
     "float_equality.py": {"pitfall", "allclose"},
     "regression_test.py": {"test"},
     "checkpointing.py": {"block", "strategies", "saved_bytes", "measure"},
+    "memory_model.py": {"predict"},
 }
 
 

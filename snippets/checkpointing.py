@@ -22,7 +22,6 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import gc
-import math
 import statistics
 import time
 from collections.abc import Callable
@@ -31,6 +30,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+import memory_model
 import provenance
 import torch
 from torch import nn
@@ -262,38 +262,23 @@ CONFIGS = {
 }
 
 
-# --8<-- [start:predict]
 def predict(strategy: Strategy, config: Config) -> tuple[int, int]:
-    """(bytes saved for backward, peak bytes) from the per-layer sizes a and c * a."""
-    L, c, a = config.layers, ACTIVATIONS_PER_LAYER, config.boundary_bytes
-    if strategy.name == "groups":
-        n = strategy.layers_per_group
-        saved = math.ceil(L / n) * a  # one input per group
-        return saved, saved + n * c * a  # + one group's insides while it is recomputed
-    if strategy.name == "segments":
-        size = L // strategy.segments  # checkpoint_sequential's chunk length
-        last = L - (strategy.segments - 1) * size  # the uncheckpointed rest
-        saved = (strategy.segments - 1) * a + last * c * a
-        return saved, (strategy.segments - 1) * a + max(last, size) * c * a
-    if strategy.name == "selective":
-        saved = L * (1 + MATMUL_OUTPUTS_PER_LAYER) * a  # input + matmul outputs per layer
-        return saved, saved + c * a  # + one block's recomputed insides
-    if strategy.name == "offload":
-        return L * c * a, c * a  # everything saved lives on the host; one block on device
-    return L * c * a, L * c * a  # none
+    """(bytes saved for backward, peak bytes): the course's model (``memory_model``) for the
+    MLP block, from the per-layer sizes a and c * a."""
+    return memory_model.predict(
+        strategy.name,
+        config.layers,
+        config.boundary_bytes,
+        ACTIVATIONS_PER_LAYER,
+        memory_model.selective_units(MATMUL_OUTPUTS_PER_LAYER),
+        layers_per_group=strategy.layers_per_group,
+        segments=strategy.segments,
+    )
 
 
 def recomputed_fraction(strategy: Strategy, config: Config) -> float | None:
     """Share of one forward pass that backward re-runs (None: offload moves data instead)."""
-    if strategy.name in ("groups", "selective"):
-        return 1.0  # selective re-runs only the cheap ops: 1.0 is an upper bound
-    if strategy.name == "segments":
-        size = config.layers // strategy.segments
-        return (strategy.segments - 1) * size / config.layers
-    return None if strategy.name == "offload" else 0.0
-
-
-# --8<-- [end:predict]
+    return memory_model.recomputed_fraction(strategy.name, config.layers, strategy.segments)
 
 
 # --8<-- [start:device]

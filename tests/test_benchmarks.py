@@ -105,7 +105,11 @@ def test_results_carry_provenance(cpu_results: dict[str, Any]) -> None:
     assert prov["torch"] == torch.__version__ and prov["cuda"] is None
     assert prov["date"].endswith("Z")
     assert prov["code"]["entry"] == "snippets/checkpointing.py"
-    assert prov["code"]["files"] == ["snippets/checkpointing.py", "snippets/provenance.py"]
+    assert prov["code"]["files"] == [
+        "snippets/checkpointing.py",
+        "snippets/memory_model.py",
+        "snippets/provenance.py",
+    ]
     config = cpu_results["config"]
     assert (config["layers"], config["batch"], config["tokens"], config["hidden"]) == (
         CONFIG.layers,

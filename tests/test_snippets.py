@@ -191,6 +191,7 @@ REQUIRED_SECTIONS = {
     "checkpoint_exercise_test.py": {"test"},
     "cpu_peak.py": {"meter"},
     "lab_solutions.py": {"segments", "groups", "policy"},
+    "memory_model.py": {"predict"},
 }
 
 
@@ -206,7 +207,7 @@ def test_named_sections_exist_and_are_short(name: str) -> None:
 def test_benchmark_code_imports_only_torch_and_the_standard_library() -> None:
     """The GPU runner has torch and pytest only."""
     local = {p.stem for p in SNIPPETS.glob("*.py")}
-    for name in ("checkpointing.py", "provenance.py"):
+    for name in ("checkpointing.py", "memory_model.py", "provenance.py"):
         tree = ast.parse((SNIPPETS / name).read_text(encoding="utf-8"))
         for node in ast.walk(tree):
             if isinstance(node, ast.Import):

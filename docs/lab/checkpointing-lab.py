@@ -239,7 +239,9 @@ for preserve in (True, False):
 #
 # Solutions: Exercise 2.6 at the end of Lesson 2 (Gradient checkpointing), hidden until you open
 # them. Results you would put in a pull request need a realistic size and a GPU; under each of
-# its tables, Lesson 2.8 says where, when and with which code it was measured.
+# its tables, Lesson 2.8 says where, when and with which code it was measured. To see what the
+# same model predicts for your own model's sizes before you measure, use the
+# [memory planner](../lessons/02-gradient-checkpointing.html#planner) in Lesson 2.9.
 
 # %%
 # The provenance the harness records, as it would appear under a results table.

@@ -9,8 +9,9 @@ The build only *reads* ``docs/benchmarks/<benchmark>-<device>.json``; measuring 
 
 and :func:`render_embed` returns the HTML that replaces those lines. Views: ``table`` and
 ``summary`` (:mod:`.tables`), ``plot-memory`` and ``plot-tradeoff`` (:mod:`.plots`, drawn on
-:mod:`.chart`); files are found, read and judged current or stale in :mod:`.results`, checked
-against :mod:`.schema`, and numbers are written by :mod:`.formatting`.
+:mod:`.chart`), and ``planner`` (:mod:`.planner`: a form running the memory model on the reader's
+own sizes, in the browser); files are found, read and judged current or stale in
+:mod:`.results`, checked against :mod:`.schema`, and numbers are written by :mod:`.formatting`.
 
 A stale file (its measuring code changed since) still renders, under a visible notice naming the
 command that regenerates it, and a :class:`StaleResultsWarning` is issued; with ``strict=True``
@@ -28,8 +29,16 @@ from pathlib import Path
 
 from tools.benchmarks.errors import BenchmarkError, StaleResultsWarning
 from tools.benchmarks.formatting import esc
+from tools.benchmarks.planner import view_planner
 from tools.benchmarks.plots import view_plot_memory, view_plot_tradeoff
-from tools.benchmarks.results import BENCHMARKS, Results, code_hash, load_results, results_files
+from tools.benchmarks.results import (
+    BENCHMARKS,
+    Results,
+    code_hash,
+    load_results,
+    results_files,
+    snippet_module,
+)
 from tools.benchmarks.tables import view_summary, view_table
 
 __all__ = [
@@ -50,7 +59,7 @@ _RENDERERS: dict[str, Callable[[list[Results]], str]] = {
     "plot-tradeoff": view_plot_tradeoff,
     "summary": view_summary,
 }
-VIEWS = tuple(_RENDERERS)
+VIEWS = (*_RENDERERS, "planner")
 
 
 def render_embed(args: list[str], root: Path, *, strict: bool) -> str:
@@ -71,7 +80,7 @@ def render_embed(args: list[str], root: Path, *, strict: bool) -> str:
     if view not in VIEWS:
         raise BenchmarkError(f"unknown benchmark view {view!r}; use one of {', '.join(VIEWS)}")
     results = load_results(name, root)
-    notices = []
+    notices: list[str] = []
     for result in results:
         if not result.stale:
             continue
@@ -80,6 +89,8 @@ def render_embed(args: list[str], root: Path, *, strict: bool) -> str:
             raise BenchmarkError(f"{result.path}: {message} (stale results are an error here)")
         warnings.warn(f"{result.path}: {message}", StaleResultsWarning, stacklevel=2)
         notices.append(_stale_notice(result))
+    if view == "planner":  # shows the model, no measurement: the tables carry the notices
+        return view_planner(results, snippet_module("memory_model", root))
     return "\n".join([*notices, _RENDERERS[view](results)])
 
 

@@ -78,7 +78,7 @@ class Results:
 
 _FILE_CACHE: dict[Path, tuple[tuple[int, int], dict[str, Any]]] = {}
 _HASH_CACHE: dict[tuple[Any, ...], str] = {}
-_PROVENANCE: dict[Path, tuple[int, ModuleType]] = {}
+_SNIPPETS: dict[Path, tuple[int, ModuleType]] = {}
 
 
 def results_files(name: str, root: Path) -> list[Path]:
@@ -123,21 +123,25 @@ def _read(path: Path, rel: Path) -> dict[str, Any]:
     return data
 
 
-def _provenance_module(root: Path) -> ModuleType:
-    """``snippets/provenance.py``, loaded by path: the one definition of the code hash."""
-    path = (root / "snippets" / "provenance.py").resolve()
+def snippet_module(name: str, root: Path) -> ModuleType:
+    """``snippets/<name>.py``, loaded by path and cached by modification time.
+
+    The build shares definitions with the snippets this way (the code hash, the memory model)
+    without importing the harness itself, which needs torch.
+    """
+    path = (root / "snippets" / f"{name}.py").resolve()
     try:
         mtime = path.stat().st_mtime_ns
     except OSError as exc:
-        raise BenchmarkError(f"snippets/provenance.py: missing ({exc.strerror})") from exc
-    cached = _PROVENANCE.get(path)
+        raise BenchmarkError(f"snippets/{name}.py: missing ({exc.strerror})") from exc
+    cached = _SNIPPETS.get(path)
     if cached and cached[0] == mtime:
         return cached[1]
-    spec = importlib.util.spec_from_file_location(f"_course_provenance_{len(_PROVENANCE)}", path)
+    spec = importlib.util.spec_from_file_location(f"_course_{name}_{len(_SNIPPETS)}", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    _PROVENANCE[path] = (mtime, module)
+    _SNIPPETS[path] = (mtime, module)
     return module
 
 
@@ -155,5 +159,7 @@ def code_hash(entry: Path, root: Path) -> str:
     if key not in _HASH_CACHE:
         if not (root / entry).is_file():
             raise BenchmarkError(f"{entry.as_posix()}: measuring code is missing")
-        _HASH_CACHE[key] = _provenance_module(root).code_hash(root / entry, root)["sha256"]
+        _HASH_CACHE[key] = snippet_module("provenance", root).code_hash(root / entry, root)[
+            "sha256"
+        ]
     return _HASH_CACHE[key]

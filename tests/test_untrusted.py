@@ -178,9 +178,15 @@ def linked(tmp_path: Path) -> Path:
     return write(
         tmp_path,
         {
-            "docs/lessons/02-b.md": "# B\n\n## 2.4 Segments {#l2-4}\n\n## Plain heading\n\nC? :: D".replace(
-                "::", ":::"
-            ),
+            "docs/lessons/02-b.md": """
+                # B
+
+                ## 2.4 Segments {#l2-4}
+
+                ## Plain heading
+
+                C? ::: D
+                """,
             "docs/assets/plot.png": b"\x89PNG",
         },
     )

@@ -6,7 +6,6 @@ and checks both the message and that the previously built ``site/`` survived.
 
 from __future__ import annotations
 
-import shutil
 import signal
 import subprocess
 import sys
@@ -14,31 +13,14 @@ import time
 from pathlib import Path
 
 import pytest
-
-from tools.buildinfo import ROOT
-
-COPIED = [
-    "docs",
-    "snippets",
-    "tools",
-    "deck",
-    "overrides",
-    "mkdocs.yml",
-    "pyproject.toml",
-    ".cache",
-]
+from conftest import copy_course
 
 pytestmark = pytest.mark.slow
 
 
 @pytest.fixture
 def course_copy(tmp_path: Path) -> Path:
-    for name in COPIED:
-        source = ROOT / name
-        if source.is_dir():
-            shutil.copytree(source, tmp_path / name, ignore=shutil.ignore_patterns("__pycache__"))
-        elif source.exists():
-            shutil.copy2(source, tmp_path / name)
+    copy_course(tmp_path)
     (tmp_path / "site").mkdir()
     (tmp_path / "site" / "built-before.txt").write_text("keep me")
     return tmp_path

@@ -12,24 +12,16 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from html_tags import tags
+from html_tags import active_markup, tags
 
 pytest.importorskip("markdown_it", reason="the course engine's dependencies are not installed")
 
+from test_parser import PATH, messages, parse
+
 from tools import includes, offline
-from tools.parser import parse_course, parse_page
+from tools.parser import parse_course
 from tools.render import render_markdown, safe_mathml, tex_to_mathml
 from tools.site import render_cards, render_quiz
-
-PATH = "docs/lessons/01-x.md"
-
-
-def parse(text: str):
-    return parse_page(PATH, "lessons/01-x.md", textwrap.dedent(text).lstrip("\n"))
-
-
-def messages(text: str) -> list[str]:
-    return [str(error) for error in parse(text)[1]]
 
 
 def write(root: Path, files: dict[str, str | bytes]) -> Path:
@@ -404,3 +396,11 @@ def test_local_loads_and_plain_links_are_fine():
 )
 def test_script_in_a_pages_content_is_found(html):
     assert offline.active_content(html) != []
+
+
+def test_active_markup_counts_what_a_browser_would_run():
+    html = (
+        '<script>x()</script><p onclick="x()">&lt;script&gt; onload=</p>'
+        '<a href=" javascript:x()">a</a><p>javascript: in text</p>'
+    )
+    assert active_markup(html) == {"script": 1, "handlers": 1, "javascript": 1}

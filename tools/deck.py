@@ -73,7 +73,13 @@ _DECK_ID_BASE = 1 << 30
 
 # The code that turns a card's Markdown into its fields: a commit to one of these re-dates every
 # note, so learners receive the new rendering.
-RENDERER_FILES = ("tools/render.py", "tools/deck.py", "tools/model.py", "constraints.txt")
+RENDERER_FILES = (
+    "tools/render.py",
+    "tools/links.py",
+    "tools/deck.py",
+    "tools/model.py",
+    "constraints.txt",
+)
 
 SOURCE_LABEL = "Open in the course ↗"
 

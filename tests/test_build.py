@@ -196,3 +196,15 @@ def test_an_interrupted_build_leaves_no_staging_folder_and_the_old_site(course_c
     assert build.wait(timeout=60) != 0
     assert not list(course_copy.glob(".site-*"))
     assert snapshot(course_copy) == before
+
+
+def test_a_lesson_with_a_bom_and_crlf_builds_with_its_title_and_cards(course_copy):
+    page = lesson(course_copy)
+    text = page.read_text("utf-8")
+    page.write_bytes(b"\xef\xbb\xbf" + text.replace("\n", "\r\n").encode("utf-8"))
+    result = run_cli(course_copy, "build")
+    assert result.returncode == 0, result.stderr[-2000:]
+    built = (course_copy / "site" / "lessons" / page.name.replace(".md", ".html")).read_text()
+    assert built.count('class="flashcard"') == text.count(" ::: ") > 0
+    title = text.splitlines()[0].lstrip("# ")
+    assert "<h1" in built and title.split(" · ")[-1] in built

@@ -28,11 +28,12 @@ def script_lang(text: str) -> str:
     return "ur" if _ARABIC_SCRIPT.search(text) else "en"
 
 
-# TeX commands that carry links, styles, classes, raw HTML or Unicode escapes: MathJax acts on
-# them, and latex2mathml turns some into attributes. The parser refuses them with file and line;
+# TeX commands that carry links, styles, classes, raw HTML or Unicode escapes, or that build a
+# command name from text (\csname): MathJax acts on them, and latex2mathml turns some into
+# attributes. The parser refuses them with file and line;
 # the site's math renderer refuses them again for math the parser does not see.
 _UNSAFE_TEX = re.compile(
-    r"\\(href|url|style|class|cssId|unicode|require|html[A-Za-z]*|data|mmlToken)(?![A-Za-z])"
+    r"\\(href|url|style|class|cssId|unicode|require|html[A-Za-z]*|data|mmlToken|csname)(?![A-Za-z])"
 )
 
 

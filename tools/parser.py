@@ -176,7 +176,7 @@ def parse_page(path: str, docs_path: str, text: str) -> tuple[Page, list[CourseE
     _stray_separators(src, tokens)
     _unsafe_math(src, tokens)
     _invisible_characters(src, page)
-    page.anchors = frozenset(_heading_ids(tokens)) | _item_anchors(page)
+    page.anchors = frozenset(anchor for _, anchor, _ in heading_ids(tokens)) | _item_anchors(page)
     return page, sorted(src.errors, key=lambda e: e.location)
 
 
@@ -359,48 +359,46 @@ def _between_arabic_letters(line: str, index: int) -> bool:
 # --- anchors ----------------------------------------------------------------------------------
 
 
-def _heading_ids(tokens: list[Token]) -> Iterator[str]:
-    """The ids the site gives a page's headings: explicit ``{#id}``, else the toc's slug.
+def heading_ids(tokens: list[Token]) -> Iterator[tuple[Token, str, bool]]:
+    """``(heading_open token, id, given)`` for each heading, with the id the built page has.
 
-    Urdu headings get the site's Urdu slug (see :func:`urdu_slug`); others Python-Markdown's.
+    ``given``: the author wrote it (``{#id}``). Else an Urdu ``#`` heading gets an Urdu slug (the
+    site writes it into the heading, since the toc's ASCII slug of Urdu is empty) and any other
+    heading the slug Python-Markdown's toc gives it. The site and the link check both use this.
     """
     used: set[str] = set()
-    urdu_used: set[str] = set()
     for index, token in enumerate(tokens):
         if token.type != "heading_open":
             continue
         inline = tokens[index + 1]
-        text = inline.content
-        attrs = _HEADING_ATTRS.search(text)
+        attrs = _HEADING_ATTRS.search(inline.content)
         explicit = re.search(r"(?:^|\s)#([^\s}]+)", attrs.group(1)) if attrs else None
         if explicit:
             used.add(explicit.group(1))
-            yield explicit.group(1)
+            yield token, explicit.group(1), True
             continue
-        text = text[: attrs.start()] if attrs else text
+        text = inline.content[: attrs.start()] if attrs else inline.content
         if script_lang(text) == "ur" and token.markup.startswith("#"):
-            slug = unique_slug(urdu_slug(text), urdu_used)
-            used.add(slug)
-            yield slug
+            yield token, _unique_slug(_urdu_slug(text), used), False
             continue
         plain = "".join(
             c.content for c in inline.children or [] if c.type in ("text", "code_inline")
         )
-        yield unique(slugify(plain, "-"), used)
+        yield token, unique(slugify(plain, "-"), used), False
 
 
 # Slug characters: word characters plus Arabic-script combining marks (Python's \w omits them).
 _NOT_SLUG = re.compile(r"[^\w\u0610-\u061a\u064b-\u065f\u0670\u06d6-\u06ed\s-]")
 
 
-def urdu_slug(text: str) -> str:
+def _urdu_slug(text: str) -> str:
     """Lower-case words joined by '-', keeping Arabic letters and their vowel marks."""
     text = unicodedata.normalize("NFC", text).lower()
     text = _NOT_SLUG.sub("", text)
     return re.sub(r"[\s-]+", "-", text).strip("-") or "section"
 
 
-def unique_slug(slug: str, used: set[str]) -> str:
+def _unique_slug(slug: str, used: set[str]) -> str:
     candidate, n = slug, 1
     while candidate in used:
         candidate, n = f"{slug}-{n}", n + 1

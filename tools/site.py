@@ -15,8 +15,8 @@ from html import escape
 from pathlib import Path
 
 from tools.model import Card, CardGroup, Embed, Page, Question, Quiz, script_lang
+from tools.parser import heading_ids, split_lines
 from tools.parser import markdown as course_markdown
-from tools.parser import split_lines, unique_slug, urdu_slug
 from tools.render import render_markdown
 
 # Interface text of a quiz, in the quiz's own language. Urdu strings are plain, everyday words.
@@ -102,22 +102,18 @@ def _headings_with_direction(lines: list[str]) -> list[str]:
     slug of an Urdu heading is empty (the anchor becomes ``#_1``), so it gets an Urdu slug.
     """
     out = list(lines)
-    used: set[str] = set()
-    for token in course_markdown().parse("\n".join(lines)):
-        if token.type != "heading_open" or token.level or not token.markup.startswith("#"):
+    for token, anchor, given in heading_ids(course_markdown().parse("\n".join(lines))):
+        if token.level or not token.markup.startswith("#") or token.map is None:
             continue
-        index = token.map[0] if token.map else -1
+        index = token.map[0]
         line = out[index].rstrip()
-        if index < 0 or script_lang(line) != "ur" or line.endswith("#"):
+        if script_lang(line) != "ur" or line.endswith("#"):
             continue
         attrs = _ATTR_LIST.search(line)
         existing = attrs.group(1) if attrs else ""
         if re.search(r"\b(lang|dir)=", existing):
             continue
-        added = [_URDU_ATTRS]
-        if not re.search(r"(^|\s)#", existing):
-            text = line[: attrs.start()] if attrs else line
-            added.insert(0, "#" + unique_slug(urdu_slug(text.lstrip("#").strip()), used))
+        added = [_URDU_ATTRS] if given else ["#" + anchor, _URDU_ATTRS]
         if attrs is None:
             out[index] = f"{line} {{ {' '.join(added)} }}"
         else:

@@ -7,6 +7,7 @@ at module level.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import shutil
@@ -81,10 +82,10 @@ class _QuietHandler(SimpleHTTPRequestHandler):
         """Silence the per-request log lines; failures show up in the browser instead."""
 
 
-@pytest.fixture(scope="session")
-def site_url(built_site: Path) -> Iterator[str]:
-    """Base URL (ending in '/') of the built site, served on 127.0.0.1 on a free port."""
-    handler = functools.partial(_QuietHandler, directory=str(built_site))
+@contextlib.contextmanager
+def serve(directory: Path) -> Iterator[str]:
+    """Serve ``directory`` on 127.0.0.1 on a free port; yields the base URL (ending in '/')."""
+    handler = functools.partial(_QuietHandler, directory=str(directory))
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
@@ -94,6 +95,28 @@ def site_url(built_site: Path) -> Iterator[str]:
         server.shutdown()
         server.server_close()
         thread.join(timeout=5)
+
+
+@pytest.fixture(scope="session")
+def site_url(built_site: Path) -> Iterator[str]:
+    """Base URL (ending in '/') of the built site, served on 127.0.0.1 on a free port."""
+    with serve(built_site) as url:
+        yield url
+
+
+# What a copy of the course needs to build on its own (tests that break or add to the sources).
+COURSE_FILES = ("docs", "snippets", "tools", "deck", "overrides", "mkdocs.yml", "pyproject.toml")
+
+
+def copy_course(dest: Path) -> Path:
+    """Copy the course sources (and the notebook cache, to save a run) into ``dest``."""
+    for name in (*COURSE_FILES, ".cache"):
+        source = ROOT / name
+        if source.is_dir():
+            shutil.copytree(source, dest / name, ignore=shutil.ignore_patterns("__pycache__"))
+        elif source.exists():
+            shutil.copy2(source, dest / name)
+    return dest
 
 
 def chromium_path() -> str | None:

@@ -19,3 +19,18 @@ def tags(html: str) -> list[tuple[str, dict[str, str | None]]]:
     parser = _Tags()
     parser.feed(html)
     return parser.tags
+
+
+def active_markup(html: str) -> dict[str, int]:
+    """What in ``html`` could run script, counted as a browser reads it: ``<script>`` elements,
+    ``on…=`` handler attributes and attribute values that are ``javascript:`` URLs."""
+    found = tags(html)
+    return {
+        "script": sum(tag == "script" for tag, _ in found),
+        "handlers": sum(name.startswith("on") for _, attrs in found for name in attrs),
+        "javascript": sum(
+            "".join((value or "").split()).lower().startswith("javascript:")
+            for _, attrs in found
+            for value in attrs.values()
+        ),
+    }

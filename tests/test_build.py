@@ -6,37 +6,21 @@ and checks both the message and that the previously built ``site/`` survived.
 
 from __future__ import annotations
 
-import shutil
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
-
-from tools.buildinfo import ROOT
-
-COPIED = [
-    "docs",
-    "snippets",
-    "tools",
-    "deck",
-    "overrides",
-    "mkdocs.yml",
-    "pyproject.toml",
-    ".cache",
-]
+from conftest import copy_course
 
 pytestmark = pytest.mark.slow
 
 
 @pytest.fixture
 def course_copy(tmp_path: Path) -> Path:
-    for name in COPIED:
-        source = ROOT / name
-        if source.is_dir():
-            shutil.copytree(source, tmp_path / name, ignore=shutil.ignore_patterns("__pycache__"))
-        elif source.exists():
-            shutil.copy2(source, tmp_path / name)
+    copy_course(tmp_path)
     (tmp_path / "site").mkdir()
     (tmp_path / "site" / "built-before.txt").write_text("keep me")
     return tmp_path
@@ -115,3 +99,112 @@ def test_failing_notebook_cell_fails_the_build(course_copy):
     assert result.returncode != 0
     assert "lab cell broke" in result.stdout + result.stderr
     assert_site_kept(course_copy)
+
+
+# --- untrusted input: refused with file and line, and nothing built is touched ----------------
+
+
+def snapshot(root: Path) -> dict[str, bytes]:
+    """Every file under site/ and build/ with its bytes, to compare before and after."""
+    return {
+        path.relative_to(root).as_posix(): path.read_bytes()
+        for folder in ("site", "build")
+        for path in sorted((root / folder).rglob("*"))
+        if path.is_file()
+    }
+
+
+REFUSED_BY_CHECK = [
+    ("<div>\nA card? ::: swallowed by the HTML block", 1, "':::' in an HTML block"),
+    ("Math $\\href{javascript:alert(1)}{x}$? ::: y", 0, "TeX command \\href is not allowed"),
+    ("Link? ::: [L2.4](02-gradient-checkpointing.md#l2-99)", 0, "has no heading or item"),
+    ("Image ![x](https:/evil.example/p.png)? ::: y", 0, "is not on the site"),
+    ('```text\n--8<-- ".git/config"\n```', 1, "only files in snippets/ may be included"),
+    ('```python\n--8<-- "snippets/cosine_fixed.py:nope"\n```', 1, "has no section 'nope'"),
+    ("Look\u202ealike? ::: y", 0, "invisible character U+202E"),
+]
+
+
+@pytest.mark.parametrize("text, offset, message", REFUSED_BY_CHECK)
+def test_hostile_course_items_are_refused_and_site_and_deck_stay_identical(
+    course_copy, text, offset, message
+):
+    page = lesson(course_copy)
+    line = append(page, text) + offset
+    (course_copy / ".git").mkdir(exist_ok=True)
+    (course_copy / ".git" / "config").write_text("[remote]\nurl = secret\n")
+    (course_copy / "build").mkdir()
+    (course_copy / "build" / "deck.apkg").write_bytes(b"previous deck")
+    before = snapshot(course_copy)
+    for args in (["check"], ["deck", "-o", "build/deck.apkg"], ["build"]):
+        result = run_cli(course_copy, *args)
+        assert result.returncode != 0, args
+        assert f"{page.relative_to(course_copy).as_posix()}:{line}: " in result.stderr, args
+        assert message in result.stderr, result.stderr
+    assert snapshot(course_copy) == before
+
+
+def test_a_non_utf8_page_is_an_error_naming_it(course_copy):
+    page = lesson(course_copy)
+    page.write_bytes(page.read_bytes() + "\n\nCafé? ::: oui\n".encode("latin-1"))
+    result = run_cli(course_copy, "check")
+    assert result.returncode != 0 and "Traceback" not in result.stderr
+    assert f"{page.relative_to(course_copy).as_posix()}:" in result.stderr
+    assert "not UTF-8" in result.stderr
+
+
+@pytest.mark.parametrize(
+    "prose, message",
+    [
+        ("<script>alert(1)</script>", "would run script"),
+        ('<span onclick="alert(1)">click</span>', "would run script"),
+        ("[x](javascript:alert(1))", "would run script"),
+        ("![x](https:/evil.example/p.png)", "would load from outside the site"),
+        ('<img src="//evil.example/p.png">', "would load from outside the site"),
+    ],
+)
+def test_prose_that_runs_script_or_loads_from_elsewhere_fails_the_build(
+    course_copy, prose, message
+):
+    page = lesson(course_copy)
+    append(page, prose)
+    before = snapshot(course_copy)
+    result = run_cli(course_copy, "build")
+    assert result.returncode != 0
+    output = result.stdout + result.stderr
+    assert message in output and f"docs/lessons/{page.name}" in output, output[-2000:]
+    assert snapshot(course_copy) == before
+    assert not list(course_copy.glob(".site-*"))
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
+def test_an_interrupted_build_leaves_no_staging_folder_and_the_old_site(course_copy, signum):
+    before = snapshot(course_copy)
+    build = subprocess.Popen(
+        [sys.executable, "-m", "tools.cli", "build"],
+        cwd=course_copy,
+        env={**_env(), "SOURCE_DATE_EPOCH": "1767225600"},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 120
+    while not list(course_copy.glob(".site-*")):
+        assert build.poll() is None and time.monotonic() < deadline, "no staging folder appeared"
+        time.sleep(0.05)
+    time.sleep(1)  # let MkDocs start writing into it
+    build.send_signal(signum)
+    assert build.wait(timeout=60) != 0
+    assert not list(course_copy.glob(".site-*"))
+    assert snapshot(course_copy) == before
+
+
+def test_a_lesson_with_a_bom_and_crlf_builds_with_its_title_and_cards(course_copy):
+    page = lesson(course_copy)
+    text = page.read_text("utf-8")
+    page.write_bytes(b"\xef\xbb\xbf" + text.replace("\n", "\r\n").encode("utf-8"))
+    result = run_cli(course_copy, "build")
+    assert result.returncode == 0, result.stderr[-2000:]
+    built = (course_copy / "site" / "lessons" / page.name.replace(".md", ".html")).read_text()
+    assert built.count('class="flashcard"') == text.count(" ::: ") > 0
+    title = text.splitlines()[0].lstrip("# ")
+    assert "<h1" in built and title.split(" · ")[-1] in built

@@ -26,6 +26,7 @@ import re
 from pathlib import Path
 
 import pytest
+from conftest import skip_or_fail
 
 from tools.model import Course, Page, script_lang
 from tools.parser import parse_course
@@ -117,7 +118,7 @@ def _seed_dir() -> Path:
     for candidate in (ROOT / "seeds", ROOT.parent / "shared" / "seeds"):
         if candidate.is_dir():
             return candidate
-    pytest.skip("the seed documents are not in this checkout")
+    skip_or_fail("the seed documents are not in this checkout")
 
 
 def _seed(prefix: str) -> str:

@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import skip_or_fail
 
 from tools.buildinfo import ROOT
 
@@ -13,7 +14,7 @@ from tools.buildinfo import ROOT
 def _ruff() -> list[str]:
     found = shutil.which("ruff", path=str(Path(sys.executable).parent))
     if found is None:
-        pytest.skip("ruff is not installed in this environment")
+        skip_or_fail("ruff is not installed in this environment")
     return [found]
 
 

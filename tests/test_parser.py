@@ -324,7 +324,7 @@ def test_course_wide_duplicates_reported_together_and_sorted(tmp_path):
                 # B
 
                 Other? ::: three {#shared}
-                Same question? ::: allowed on another page
+                Same question? ::: on another page: one GUID for two cards
                 """,
             "quizzes/q.md": GOOD_QUIZ.replace("id=q1", "id=shared"),
         },
@@ -334,6 +334,7 @@ def test_course_wide_duplicates_reported_together_and_sorted(tmp_path):
         "docs/lessons/01-a.md:4: duplicate flashcard question (first at docs/lessons/01-a.md:3)",
         "docs/lessons/01-a.md:5: flashcard has an empty question",
         "docs/lessons/02-b.md:3: duplicate id 'shared' (first at docs/lessons/01-a.md:3)",
+        "docs/lessons/02-b.md:4: duplicate flashcard question (first at docs/lessons/01-a.md:3)",
         "docs/quizzes/q.md:5: duplicate id 'shared' (first at docs/lessons/01-a.md:3)",
     ]
     assert [page.docs_path for page in course.pages] == [

@@ -7,12 +7,16 @@ the committed benchmark results (see ``tests/test_benchmarks*.py`` for how they 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 from tools import buildinfo, course_check, deck
@@ -57,33 +61,71 @@ def cmd_deck(args: argparse.Namespace) -> int:
 
 
 def build_site(site_dir: Path, *, strict_results: bool = False) -> None:
-    """Build site and deck into a fresh folder, then swap it in: a failed build loses nothing."""
+    """Build site and deck into a fresh folder, then swap it in: a failed build loses nothing.
+
+    An interrupted build (Ctrl-C, SIGTERM) loses nothing either: the staging folder is removed
+    and ``site/`` is swapped whole, with both signals held back for the two renames.
+    """
     if _checked(strict_results) is None:
         raise SystemExit(1)
     site_dir = site_dir.resolve()
-    staging = Path(tempfile.mkdtemp(prefix=".site-", dir=site_dir.parent))
     env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
     if strict_results:
         env[buildinfo.STRICT_RESULTS_ENV] = "1"
     started = time.perf_counter()
-    result = subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(staging)],
-        cwd=ROOT,
-        env=env,
-    )
-    if result.returncode != 0:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise SystemExit(f"mkdocs build failed; {site_dir} was left as it was")
-    old = site_dir.with_name(site_dir.name + ".old")
-    shutil.rmtree(old, ignore_errors=True)
-    if site_dir.exists():
-        site_dir.rename(old)
-    staging.rename(site_dir)
-    shutil.rmtree(old, ignore_errors=True)
+    with _terminate_as_exit():
+        staging = Path(tempfile.mkdtemp(prefix=".site-", dir=site_dir.parent))
+        old = staging.with_name(staging.name + "-old")
+        try:
+            result = subprocess.run(
+                [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(staging)],
+                cwd=ROOT,
+                env=env,
+            )
+            if result.returncode != 0:
+                raise SystemExit(f"mkdocs build failed; {site_dir} was left as it was")
+            _swap_in(staging, site_dir, old)
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)
+            shutil.rmtree(old, ignore_errors=True)
     print(
         f"built {site_dir} (deck: {site_dir / buildinfo.DECK_FILE}) "
         f"in {time.perf_counter() - started:.1f} s"
     )
+
+
+def _swap_in(staging: Path, site_dir: Path, old: Path) -> None:
+    """Replace ``site_dir`` by ``staging`` with no moment, even on a signal, without either."""
+    held = {signal.SIGINT, signal.SIGTERM}
+    signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    try:
+        if site_dir.exists():
+            site_dir.rename(old)
+        try:
+            staging.rename(site_dir)
+        except OSError:
+            if old.exists():
+                old.rename(site_dir)
+            raise
+    finally:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, held)
+
+
+@contextlib.contextmanager
+def _terminate_as_exit() -> Iterator[None]:
+    """Turn SIGTERM into SystemExit while building, so ``finally`` blocks clean up after it."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum: int, frame: object) -> None:
+        raise SystemExit(f"interrupted by signal {signum}; site/ was left as it was")
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def cmd_build(args: argparse.Namespace) -> int:

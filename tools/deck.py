@@ -4,15 +4,20 @@ Identity and time are what make a deck safe to import again and again. Anki matc
 notes by GUID alone and replaces a matched note only when the incoming modification time is newer
 (and then reports it as "updated" even when nothing in it changed). So:
 
-- GUIDs are namespaced and stable: ``guid_for(GUID_NAMESPACE, explicit_id)`` when the author gave
-  an id, else ``guid_for(GUID_NAMESPACE, page, key)`` for a flashcard and
-  ``guid_for(GUID_NAMESPACE, page, quiz id, key)`` for a question, where ``key`` is the
+- GUIDs are namespaced and stable (:func:`note_guid`, the one place that computes them):
+  ``guid_for(GUID_NAMESPACE, explicit_id)`` when the author gave an id, else
+  ``guid_for(GUID_NAMESPACE, "card", key)`` for a flashcard and
+  ``guid_for(GUID_NAMESPACE, "quiz", quiz id, key)`` for a question, where ``key`` is the
   normalized question. Editing an answer keeps the GUID and so the learner's review history.
+  No GUID holds the page's file name: renaming or moving a lesson keeps every note (explicit ids,
+  quiz ids and flashcard questions are unique in the whole course, so none is needed).
 - A note's modification time is the time of the last commit that changed what it is made of:
   its own source lines (``git blame``) or the code that renders it (:data:`RENDERER_FILES`),
   never later than the build ``timestamp`` (SOURCE_DATE_EPOCH or the last commit). A new commit
   that edits one answer therefore updates exactly that note; the same commit always gives the
-  same times. Outside a git checkout (or for uncommitted lines) the build timestamp stands in.
+  same times. A note with uncommitted lines (an edit not yet committed, an untracked file) is
+  dated at the time of the build, so a second uncommitted edit still reaches Anki. Outside a
+  git checkout the build timestamp stands in.
   Not tracked: a new ``site_url`` (the Source links) reaches learners only with the next note
   change; a shallow clone dates every line to its one commit (all notes update once).
 - Everything else that genanki stamps with a time (note types, cards, ids, zip entries) gets the
@@ -45,6 +50,7 @@ from pathlib import Path
 import genanki
 
 from tools.buildinfo import DECK_NAME, ROOT, git
+from tools.links import page_url
 from tools.model import Card, Course, Page, Question, Quiz
 from tools.render import render_markdown
 
@@ -68,7 +74,13 @@ _DECK_ID_BASE = 1 << 30
 
 # The code that turns a card's Markdown into its fields: a commit to one of these re-dates every
 # note, so learners receive the new rendering.
-RENDERER_FILES = ("tools/render.py", "tools/deck.py", "tools/model.py", "constraints.txt")
+RENDERER_FILES = (
+    "tools/render.py",
+    "tools/links.py",
+    "tools/deck.py",
+    "tools/model.py",
+    "constraints.txt",
+)
 
 SOURCE_LABEL = "Open in the course ↗"
 
@@ -89,25 +101,19 @@ def deck_id(key: str) -> int:
     return _DECK_ID_BASE + int.from_bytes(digest[:4], "big") % _DECK_ID_BASE
 
 
-def card_guid(page: Page, card: Card) -> str:
-    if card.explicit_id:
-        return genanki.guid_for(GUID_NAMESPACE, card.explicit_id)
-    return genanki.guid_for(GUID_NAMESPACE, page.docs_path, card.key)
+def note_guid(item: Card | Question, quiz: Quiz | None = None) -> str:
+    """The GUID of a flashcard, or of a question of ``quiz``: the one function that computes it.
 
-
-def question_guid(page: Page, quiz: Quiz, question: Question) -> str:
-    """The quiz id is part of the name: the parser allows one question text in two quizzes."""
-    if question.explicit_id:
-        return genanki.guid_for(GUID_NAMESPACE, question.explicit_id)
-    return genanki.guid_for(GUID_NAMESPACE, page.docs_path, quiz.quiz_id, question.key)
-
-
-def page_url(site_url: str, page: Page) -> str:
-    """The page's address on the published site (``use_directory_urls: false``); "" without one."""
-    if not site_url:
-        return ""
-    base = site_url if site_url.endswith("/") else site_url + "/"
-    return base + page.docs_path.removesuffix(".md") + ".html"
+    Nothing in it depends on the page's file, so a renamed or moved lesson keeps its notes. The
+    quiz id is part of a question's name: the parser allows one question text in two quizzes.
+    """
+    if item.explicit_id:
+        return genanki.guid_for(GUID_NAMESPACE, item.explicit_id)
+    if isinstance(item, Card):
+        return genanki.guid_for(GUID_NAMESPACE, "card", item.key)
+    if quiz is None:
+        raise ValueError(f"{item.location}: a question's GUID needs its quiz")
+    return genanki.guid_for(GUID_NAMESPACE, "quiz", quiz.quiz_id, item.key)
 
 
 def lesson_deck_name(page: Page) -> str:
@@ -193,10 +199,7 @@ class NoteItem:
 
     @property
     def guid(self) -> str:
-        if isinstance(self.item, Card):
-            return card_guid(self.page, self.item)
-        assert self.quiz is not None
-        return question_guid(self.page, self.quiz, self.item)
+        return note_guid(self.item, self.quiz)
 
 
 def note_items(course: Course) -> Iterator[NoteItem]:
@@ -241,7 +244,7 @@ def _decks(items: list[NoteItem], site_url: str) -> list[genanki.Deck]:
                 name = f"{name} ({entry.deck_key.partition(':')[2]})"
             names.add(name)
             deck = decks[entry.deck_key] = genanki.Deck(deck_id(entry.deck_key), name)
-        note = _note(entry, page_url(site_url, entry.page), due)
+        note = _note(entry, site_url, due)
         if note.guid in guids:  # Anki would silently keep only one of the two
             raise ValueError(f"{entry.item.location}: two notes share GUID {note.guid}")
         guids.add(note.guid)
@@ -251,8 +254,10 @@ def _decks(items: list[NoteItem], site_url: str) -> list[genanki.Deck]:
     return list(decks.values())
 
 
-def _note(entry: NoteItem, url: str, due: int) -> genanki.Note:
+def _note(entry: NoteItem, site_url: str, due: int) -> genanki.Note:
     item = entry.item
+    url = page_url(site_url, entry.page.docs_path)
+    where = {"page": entry.page.docs_path, "site_url": site_url}
     source = (
         f'<a href="{html.escape(url)}#{html.escape(item.anchor)}">{SOURCE_LABEL}</a>' if url else ""
     )
@@ -261,8 +266,8 @@ def _note(entry: NoteItem, url: str, due: int) -> genanki.Note:
             model=basic_model(),
             fields=[
                 # Block HTML: an Urdu side is then a right-to-left, right-aligned block.
-                render_markdown(item.front, target="anki"),
-                render_markdown(item.back, target="anki"),
+                render_markdown(item.front, target="anki", **where),
+                render_markdown(item.back, target="anki", **where),
                 source,
                 "",
             ],
@@ -273,10 +278,10 @@ def _note(entry: NoteItem, url: str, due: int) -> genanki.Note:
     return genanki.Note(
         model=choice_model(),
         fields=[
-            render_markdown(item.prompt, target="anki"),
-            _options_html(item, marked=False),
-            _options_html(item, marked=True),
-            render_markdown(item.explanation, target="anki"),
+            render_markdown(item.prompt, target="anki", **where),
+            _options_html(item, marked=False, **where),
+            _options_html(item, marked=True, **where),
+            render_markdown(item.explanation, target="anki", **where),
             source,
         ],
         tags=_tags(entry.page, "quiz", item.lang),
@@ -285,7 +290,7 @@ def _note(entry: NoteItem, url: str, due: int) -> genanki.Note:
     )
 
 
-def _options_html(question: Question, *, marked: bool) -> str:
+def _options_html(question: Question, *, marked: bool, page: str, site_url: str) -> str:
     """The options as a list; ``marked`` shows the correct one (tick, bold, box: not colour only).
 
     The list runs in the question's direction; an option in the other script is isolated.
@@ -293,7 +298,9 @@ def _options_html(question: Question, *, marked: bool) -> str:
     rtl = question.lang == "ur"
     items = []
     for option in question.options:
-        text = render_markdown(option.text, target="anki", inline=True)
+        text = render_markdown(
+            option.text, target="anki", inline=True, page=page, site_url=site_url
+        )
         if rtl and option.lang == "en":
             text = f'<bdi dir="ltr" lang="en">{text}</bdi>'
         if marked and option.correct:
@@ -306,7 +313,9 @@ def _options_html(question: Question, *, marked: bool) -> str:
 
 
 def _tags(page: Page, kind: str, lang: str) -> list[str]:
-    return [f"lesson::{page.slug}", f"kind::{kind}", f"lang::{lang}"]
+    """Anki tags hold no spaces (genanki refuses them): a file name's spaces become ``_``."""
+    lesson = re.sub(r"\s+", "_", page.slug)
+    return [f"lesson::{lesson}", f"kind::{kind}", f"lang::{lang}"]
 
 
 def _description(site_url: str) -> str:
@@ -328,19 +337,23 @@ def _plain(markdown: str) -> str:
 def note_times(items: list[NoteItem], *, root: Path, timestamp: int) -> dict[str, int]:
     """GUID -> modification time: the last commit that changed the note's lines or renderer.
 
-    Capped at ``timestamp``; lines git does not know (no checkout, untracked file, uncommitted
-    edit) count as ``timestamp``.
+    Capped at ``timestamp``. A note with a line git has no commit for (an uncommitted edit, an
+    untracked file) gets the build's wall-clock time, so Anki takes each new uncommitted edit.
+    Outside a git checkout every note gets ``timestamp``.
     """
     timestamp = int(timestamp)
     if not _in_git(root):
         return {entry.guid: timestamp for entry in items}
+    now = max(int(time.time()), timestamp)
     renderer = _last_commit_time(root, RENDERER_FILES)
     blame = {path: _blame(root, path) for path in sorted({e.page.path for e in items})}
     times = {}
     for entry in items:
         lines = blame[entry.page.path]
-        newest = max((lines.get(n, timestamp) for n in entry.lines), default=timestamp)
-        times[entry.guid] = min(max(newest, renderer), timestamp)
+        if lines is None or any(n not in lines for n in entry.lines):
+            times[entry.guid] = now
+        else:
+            times[entry.guid] = min(max(max(lines[n] for n in entry.lines), renderer), timestamp)
     return times
 
 
@@ -353,11 +366,14 @@ def _last_commit_time(root: Path, paths: tuple[str, ...]) -> int:
     return int(out.strip()) if out and out.strip() else 0
 
 
-def _blame(root: Path, path: str) -> dict[int, int]:
-    """1-based line -> committer time of the commit that last changed it (committed lines only)."""
+def _blame(root: Path, path: str) -> dict[int, int] | None:
+    """1-based line -> committer time of the commit that last changed it (committed lines only).
+
+    None when git does not track the file.
+    """
     out = git(root, "blame", "--line-porcelain", "--", path)
     if out is None:
-        return {}
+        return None
     times: dict[int, int] = {}
     line, committed = 0, False
     for row in out.splitlines():

@@ -5,7 +5,8 @@
 - ``on_files``: add the Anki deck to the site's files, for the download links.
 - ``on_page_markdown``: replace flashcards, quizzes and benchmark embeds by their HTML.
 - ``on_page_content``: turn the math that pymdownx.arithmatex marks into MathML (no JS, no network),
-  and refuse any page that would load something from another origin.
+  and refuse a Markdown page whose content holds a script, a handler or a script address.
+- ``on_post_page``: refuse any built page that would load something from outside the site.
 """
 
 from __future__ import annotations
@@ -48,10 +49,21 @@ def on_page_markdown(markdown, page, config, files):
 
 def on_page_content(html, page, config, files):
     html = render.mathml_in_html(offline.without_remote_scripts(html))
-    remote = offline.remote_loads(html)
-    if remote:
-        raise PluginError(f"{page.file.src_path} would load from another origin: {remote[0]}")
+    if page.file.src_uri.endswith(".md"):
+        active = offline.active_content(html)
+        if active:
+            raise PluginError(
+                f"docs/{page.file.src_uri}: raw HTML that would run script: {active[0]} "
+                "(write it as text or in code)"
+            )
     return html
+
+
+def on_post_page(output, page, config):
+    remote = offline.remote_loads(output)
+    if remote:
+        raise PluginError(f"docs/{page.file.src_uri} would load from outside the site: {remote[0]}")
+    return output
 
 
 def on_files(files, config):

@@ -28,6 +28,21 @@ def script_lang(text: str) -> str:
     return "ur" if _ARABIC_SCRIPT.search(text) else "en"
 
 
+# TeX commands that carry links, styles, classes, raw HTML or Unicode escapes, or that build a
+# command name from text (\csname): MathJax acts on them, and latex2mathml turns some into
+# attributes. The parser refuses them with file and line;
+# the site's math renderer refuses them again for math the parser does not see.
+_UNSAFE_TEX = re.compile(
+    r"\\(href|url|style|class|cssId|unicode|require|html[A-Za-z]*|data|mmlToken|csname)(?![A-Za-z])"
+)
+
+
+def unsafe_tex(tex: str) -> str | None:
+    """The first refused TeX command in ``tex`` (``href`` for ``\\href{...}``), or None."""
+    found = _UNSAFE_TEX.search(tex)
+    return found.group(1) if found else None
+
+
 def normalize(text: str) -> str:
     """Case- and whitespace-insensitive form of a question, used for identity and duplicates."""
     return " ".join(text.casefold().split())
@@ -148,6 +163,15 @@ class CardGroup:
 
 
 @dataclass(frozen=True)
+class Reference:
+    """A link or image address written in a course item (checked course-wide, then rewritten)."""
+
+    url: str
+    location: Location
+    image: bool = False
+
+
+@dataclass(frozen=True)
 class Embed:
     """A ``::: name args`` directive whose content a renderer produces (e.g. a benchmark table)."""
 
@@ -185,6 +209,8 @@ class Page:
     title: str
     blocks: list[tuple[Span, Block]] = field(default_factory=list)
     examples: list[ConsoleExample] = field(default_factory=list)
+    references: list[Reference] = field(default_factory=list)  # links and images in items
+    anchors: frozenset[str] = frozenset()  # ids on the built page: headings, cards, questions
 
     @property
     def slug(self) -> str:

@@ -11,11 +11,14 @@ from __future__ import annotations
 import re
 import shlex
 import textwrap
+import unicodedata
 from collections.abc import Iterable, Iterator
 from functools import cache
 from pathlib import Path
 
+from markdown.extensions.toc import slugify, unique
 from markdown_it import MarkdownIt
+from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
 from mdit_py_plugins.container import container_plugin
 from mdit_py_plugins.dollarmath import dollarmath_plugin
@@ -33,8 +36,11 @@ from tools.model import (
     Page,
     Question,
     Quiz,
+    Reference,
     Span,
     normalize,
+    script_lang,
+    unsafe_tex,
 )
 
 SEPARATOR = ":::"
@@ -42,13 +48,21 @@ CONTAINERS = ("quiz", "benchmark")
 MIN_OPTIONS = 2
 
 _EXPLICIT_ID = re.compile(r"\s*\{#([A-Za-z][\w-]*)\}\s*$")
+_HEADING_ATTRS = re.compile(r"\s*\{:?([^{}]*)\}\s*$")
 _OPTION_MARK = re.compile(r"^[-*+]\s+\[([ xX])\]\s*")
 _LIST_MARKER = re.compile(r"^\s*\d+[.)]\s+")
+
+# Invisible characters that reorder or hide text: bidi embeddings, overrides, isolates and marks,
+# and zero-width characters. In course items they make look-alike duplicates and ids, so they
+# are refused; the one exception is a ZWNJ between two Arabic-script letters, where Urdu uses it
+# to keep two letters of one word from joining (see CONTRIBUTING.md).
+_INVISIBLE = re.compile("[\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]")
+_ZWNJ = "\u200c"
 
 
 @cache
 def markdown() -> MarkdownIt:
-    """The CommonMark parser with the two extensions whose tokens matter to course items.
+    """The CommonMark parser with the extensions whose tokens matter to course items.
 
     Built once per process and shared (the site reads headings with it too): building one costs
     more than parsing a page, and parsing leaves it unchanged.
@@ -56,7 +70,25 @@ def markdown() -> MarkdownIt:
     md = MarkdownIt("commonmark").use(dollarmath_plugin)
     for name in CONTAINERS:
         container_plugin(md, name)
+    md.inline.ruler.after("text", "card_separator", _separator_rule)
     return md
+
+
+def _separator_rule(state: StateInline, silent: bool) -> bool:
+    """``:::`` in running text is a ``card_separator`` token that records where it starts.
+
+    Code spans, math and escapes are other inline rules that consume their text first, so a
+    ``:::`` inside them never reaches this rule. ``meta["pos"]`` is the offset in the inline
+    token's content, which keeps the Markdown source of each side exact.
+    """
+    if not state.src.startswith(SEPARATOR, state.pos):
+        return False
+    if not silent:
+        token = state.push("card_separator", "", 0)
+        token.markup = SEPARATOR
+        token.meta = {"pos": state.pos}
+    state.pos += len(SEPARATOR)
+    return True
 
 
 def split_lines(text: str) -> list[str]:
@@ -67,6 +99,17 @@ def split_lines(text: str) -> list[str]:
     """
     lines = re.split(r"\r\n|\r|\n", text)
     return lines[:-1] if lines and lines[-1] == "" else lines
+
+
+def decode(path: str, data: bytes) -> tuple[str, CourseError | None]:
+    """A source file's text: UTF-8, with or without a byte-order mark; else an error naming it."""
+    try:
+        return data.decode("utf-8").removeprefix("\ufeff"), None
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        return "", CourseError(
+            Location(path, line), f"not UTF-8 (byte 0x{data[exc.start]:02x}); save it as UTF-8"
+        )
 
 
 class _Source:
@@ -86,32 +129,40 @@ class _Source:
 
 def parse_course(root: Path, docs_dir: str = "docs") -> Course:
     """Parse every Markdown page under ``root/docs_dir`` and check the course-wide rules."""
+    from tools import includes, links  # they read other files; the parser itself reads Markdown
+
     pages: list[Page] = []
     errors: list[CourseError] = []
     for file in sorted((root / docs_dir).rglob("*.md")):
         rel = file.relative_to(root).as_posix()
-        page, page_errors = parse_page(
-            rel, file.relative_to(root / docs_dir).as_posix(), file.read_text("utf-8")
-        )
+        text, error = decode(rel, file.read_bytes())
+        if error:
+            errors.append(error)
+            continue
+        page, page_errors = parse_page(rel, file.relative_to(root / docs_dir).as_posix(), text)
         pages.append(page)
         errors.extend(page_errors)
+        errors.extend(includes.check(root, rel, split_lines(text)))
     errors.extend(_duplicate_ids(pages))
+    errors.extend(links.check(pages, root / docs_dir))
     return Course(pages=pages, errors=sorted(errors, key=lambda e: e.location))
 
 
 def parse_page(path: str, docs_path: str, text: str) -> tuple[Page, list[CourseError]]:
     """Parse one page. ``path`` names the file in messages; ``docs_path`` is its site path."""
+    text = text.removeprefix("\ufeff")
     src = _Source(path, text)
     tokens = markdown().parse(text)
     page = Page(path=path, docs_path=docs_path, title=_title(tokens) or docs_path)
     for index, token in _top_level(tokens):
         if token.type == "paragraph_open":
-            group = _card_group(src, tokens[index + 1])
+            group = _card_group(src, tokens[index + 1], page.references)
             if group:
                 page.blocks.append((Span(*token.map), group))
         elif token.type == "container_quiz_open":
             span = _container_span(src, token)
             quiz = _quiz(src, tokens, index, page.title)
+            page.references.extend(_references(src, (t for _, t in _children(tokens, index))))
             if quiz:
                 page.blocks.append((span, quiz))
         elif token.type == "container_benchmark_open":
@@ -120,7 +171,12 @@ def parse_page(path: str, docs_path: str, text: str) -> tuple[Page, list[CourseE
             example = _console_example(src, token)
             if example:
                 page.examples.append(example)
+        elif token.type == "html_block":
+            _html_block(src, token)
     _stray_separators(src, tokens)
+    _unsafe_math(src, tokens)
+    _invisible_characters(src, page)
+    page.anchors = frozenset(anchor for _, anchor, _ in heading_ids(tokens)) | _item_anchors(page)
     return page, sorted(src.errors, key=lambda e: e.location)
 
 
@@ -141,23 +197,22 @@ def _title(tokens: list[Token]) -> str | None:
 # --- flashcards -------------------------------------------------------------------------------
 
 
-def _card_group(src: _Source, inline: Token) -> CardGroup | None:
+def _card_group(src: _Source, inline: Token, references: list[Reference]) -> CardGroup | None:
     """A paragraph whose lines are all ``Question ::: Answer`` cards, else None.
 
     A paragraph that mixes card lines with other text is an error: Markdown would join them into
     one paragraph on GitHub, and the site would have to drop the other text.
     """
-    lines = _inline_lines(inline)
-    first = inline.map[0] if inline.map else 0
-    separators = [_separator_columns(raw, children) for raw, children in lines]
-    if not any(separators):
+    separators = _separators_by_line(inline)
+    if not separators:
         return None
+    assert inline.map is not None
+    first = inline.map[0]
     cards: list[Card] = []
-    for offset, ((raw, _), columns) in enumerate(zip(lines, separators, strict=True)):
+    for offset, raw in enumerate(inline.content.split("\n")):
         line0 = first + offset
-        if columns is None:
-            src.error(line0, "cannot locate ':::' in the source line; simplify the line")
-        elif not columns:
+        columns = separators.get(offset, [])
+        if not columns:
             src.error(
                 line0,
                 "a paragraph of flashcards holds a line without ':::' "
@@ -169,35 +224,22 @@ def _card_group(src: _Source, inline: Token) -> CardGroup | None:
             card = _card(src, line0, raw, columns[0])
             if card:
                 cards.append(card)
-    return CardGroup(tuple(cards), src.at(first)) if cards else None
+    if not cards:
+        return None
+    references.extend(_references(src, [inline]))
+    return CardGroup(tuple(cards), src.at(first))
 
 
-def _inline_lines(inline: Token) -> list[tuple[str, list[Token]]]:
-    """Split an inline token into source lines, each with the child tokens on that line."""
-    raw_lines = inline.content.split("\n")
-    grouped: list[list[Token]] = [[]]
+def _separators_by_line(inline: Token) -> dict[int, list[int]]:
+    """Line offset in the paragraph -> columns of its ``card_separator`` tokens."""
+    content = inline.content
+    out: dict[int, list[int]] = {}
     for child in inline.children or []:
-        if child.type in ("softbreak", "hardbreak"):
-            grouped.append([])
-        else:
-            grouped[-1].append(child)
-    grouped += [[] for _ in range(len(raw_lines) - len(grouped))]
-    return list(zip(raw_lines, grouped, strict=False))
-
-
-def _separator_columns(raw: str, children: list[Token]) -> list[int] | None:
-    """Columns in ``raw`` of the ``:::`` that separate sides, skipping those in code or math.
-
-    Tokens say which occurrences are plain text; the raw line says where they are. The n-th
-    occurrence in the tokens is the n-th in the raw line; None if the two disagree.
-    """
-    flags: list[bool] = []  # one per occurrence in token order: True if it separates
-    for child in children:
-        flags += [child.type == "text"] * child.content.count(SEPARATOR)
-    columns = [m.start() for m in re.finditer(re.escape(SEPARATOR), raw)]
-    if len(columns) != len(flags):
-        return None if any(flags) else []
-    return [col for col, is_separator in zip(columns, flags, strict=True) if is_separator]
+        if child.type == "card_separator":
+            pos = child.meta["pos"]
+            line_start = content.rfind("\n", 0, pos) + 1
+            out.setdefault(content.count("\n", 0, pos), []).append(pos - line_start)
+    return out
 
 
 def _card(src: _Source, line0: int, raw: str, column: int) -> Card | None:
@@ -218,12 +260,157 @@ def _stray_separators(src: _Source, tokens: list[Token]) -> None:
         if token.type.startswith("container_quiz_"):
             quiz_depth += 1 if token.nesting == 1 else -1
         elif token.type == "inline" and token.level > 1 and token.map and not quiz_depth:
-            for offset, (raw, children) in enumerate(_inline_lines(token)):
-                if _separator_columns(raw, children):
-                    src.error(
-                        token.map[0] + offset,
-                        "flashcards must be top-level paragraphs, not inside lists or quotes",
-                    )
+            for offset in sorted(_separators_by_line(token)):
+                src.error(
+                    token.map[0] + offset,
+                    "flashcards must be top-level paragraphs, not inside lists or quotes",
+                )
+
+
+def _html_block(src: _Source, token: Token) -> None:
+    """An HTML block swallows the lines after it up to a blank line: cards there would vanish.
+
+    A line starting with a tag starts such a block, so a card written that way, or a card line
+    right after one, is an error instead of raw HTML on the page and a card missing from both.
+    """
+    assert token.map is not None
+    for offset, line in enumerate(token.content.split("\n")):
+        if SEPARATOR in line:
+            src.error(
+                token.map[0] + offset,
+                "':::' in an HTML block: a line starting with a tag makes the lines up to the "
+                "next blank line raw HTML, so no card is found there (put a blank line before "
+                "cards; put a tag in a card inside inline code)",
+            )
+            return
+
+
+# --- what course items and formulas hold -----------------------------------------------------
+
+
+def _inline_children(inline: Token) -> Iterator[tuple[Token, int]]:
+    """The children of an inline token with the source line (0-based) each starts on."""
+    assert inline.map is not None
+    line0 = inline.map[0]
+    for child in inline.children or []:
+        yield child, line0
+        if child.type in ("softbreak", "hardbreak"):
+            line0 += 1
+        else:
+            line0 += child.content.count("\n")
+
+
+def _references(src: _Source, tokens: Iterable[Token]) -> list[Reference]:
+    """Every link and image address in the inline tokens of a course item, with its line."""
+    out = []
+    for token in tokens:
+        if token.type != "inline" or token.map is None:
+            continue
+        for child, line0 in _inline_children(token):
+            if child.type in ("link_open", "image"):
+                url = str(child.attrGet("href" if child.type == "link_open" else "src") or "")
+                out.append(Reference(url, src.at(line0), image=child.type == "image"))
+    return out
+
+
+def _unsafe_math(src: _Source, tokens: list[Token]) -> None:
+    """Refuse TeX commands that carry links, styles, classes, HTML or Unicode escapes anywhere."""
+    formulas: list[tuple[str, int]] = []
+    for token in tokens:
+        if token.type.startswith("math_block") and token.map:
+            formulas.append((token.content, token.map[0]))
+        elif token.type == "inline" and token.map:
+            formulas += [
+                (child.content, line0)
+                for child, line0 in _inline_children(token)
+                if child.type.startswith("math_inline")
+            ]
+    for tex, line0 in formulas:
+        command = unsafe_tex(tex)
+        if command:
+            src.error(line0, f"TeX command \\{command} is not allowed in course math")
+
+
+def _invisible_characters(src: _Source, page: Page) -> None:
+    """Bidi controls and zero-width characters in cards, questions, options and ids are errors."""
+    for span, block in page.blocks:
+        if isinstance(block, Embed):
+            continue
+        for line0 in range(span.start, min(span.end, len(src.lines))):
+            line = src.lines[line0]
+            for match in _INVISIBLE.finditer(line):
+                if match.group() == _ZWNJ and _between_arabic_letters(line, match.start()):
+                    continue
+                name = unicodedata.name(match.group(), f"U+{ord(match.group()):04X}")
+                src.error(
+                    line0,
+                    f"invisible character U+{ord(match.group()):04X} ({name}) at column "
+                    f"{match.start() + 1}: it changes how text reads without showing; delete it",
+                )
+
+
+def _between_arabic_letters(line: str, index: int) -> bool:
+    before, after = line[index - 1 : index], line[index + 1 : index + 2]
+    return bool(before and after) and all(
+        script_lang(c) == "ur" and unicodedata.category(c).startswith("L") for c in (before, after)
+    )
+
+
+# --- anchors ----------------------------------------------------------------------------------
+
+
+def heading_ids(tokens: list[Token]) -> Iterator[tuple[Token, str, bool]]:
+    """``(heading_open token, id, given)`` for each heading, with the id the built page has.
+
+    ``given``: the author wrote it (``{#id}``). Else an Urdu ``#`` heading gets an Urdu slug (the
+    site writes it into the heading, since the toc's ASCII slug of Urdu is empty) and any other
+    heading the slug Python-Markdown's toc gives it. The site and the link check both use this.
+    """
+    used: set[str] = set()
+    for index, token in enumerate(tokens):
+        if token.type != "heading_open":
+            continue
+        inline = tokens[index + 1]
+        attrs = _HEADING_ATTRS.search(inline.content)
+        explicit = re.search(r"(?:^|\s)#([^\s}]+)", attrs.group(1)) if attrs else None
+        if explicit:
+            used.add(explicit.group(1))
+            yield token, explicit.group(1), True
+            continue
+        text = inline.content[: attrs.start()] if attrs else inline.content
+        if script_lang(text) == "ur" and token.markup.startswith("#"):
+            yield token, _unique_slug(_urdu_slug(text), used), False
+            continue
+        plain = "".join(
+            c.content for c in inline.children or [] if c.type in ("text", "code_inline")
+        )
+        yield token, unique(slugify(plain, "-"), used), False
+
+
+# Slug characters: word characters plus Arabic-script combining marks (Python's \w omits them).
+_NOT_SLUG = re.compile(r"[^\w\u0610-\u061a\u064b-\u065f\u0670\u06d6-\u06ed\s-]")
+
+
+def _urdu_slug(text: str) -> str:
+    """Lower-case words joined by '-', keeping Arabic letters and their vowel marks."""
+    text = unicodedata.normalize("NFC", text).lower()
+    text = _NOT_SLUG.sub("", text)
+    return re.sub(r"[\s-]+", "-", text).strip("-") or "section"
+
+
+def _unique_slug(slug: str, used: set[str]) -> str:
+    candidate, n = slug, 1
+    while candidate in used:
+        candidate, n = f"{slug}-{n}", n + 1
+    used.add(candidate)
+    return candidate
+
+
+def _item_anchors(page: Page) -> frozenset[str]:
+    anchors = {card.anchor for card in page.cards}
+    for quiz in page.quizzes:
+        anchors |= {f"quiz-{quiz.quiz_id}", *(q.anchor for q in quiz.questions)}
+    return frozenset(anchors)
 
 
 # --- quizzes ----------------------------------------------------------------------------------
@@ -399,7 +586,7 @@ def _console_example(src: _Source, fence: Token) -> ConsoleExample | None:
 
 
 def _duplicate_ids(pages: list[Page]) -> list[CourseError]:
-    """Explicit ids are course-wide (they make GUIDs); questions are unique within a page."""
+    """Explicit ids and flashcard questions are course-wide (they make GUIDs)."""
     ids: list[tuple[str | None, Location]] = []
     for page in pages:
         ids += [(q.explicit_id, q.location) for quiz in page.quizzes for q in quiz.questions]
@@ -409,12 +596,12 @@ def _duplicate_ids(pages: list[Page]) -> list[CourseError]:
         CourseError(location, f"duplicate id {item_id!r} (first at {first})")
         for item_id, location, first in _repeats((i, at) for i, at in ids if i is not None)
     ]
-    for page in pages:
-        cards = ((normalize(card.front), card.location) for card in page.cards)
-        errors += [
-            CourseError(location, f"duplicate flashcard question (first at {first})")
-            for _, location, first in _repeats(cards)
-        ]
+    # Course-wide, because a card's GUID is its question (tools.deck.note_guid), not its page.
+    cards = ((normalize(card.front), card.location) for page in pages for card in page.cards)
+    errors += [
+        CourseError(location, f"duplicate flashcard question (first at {first})")
+        for _, location, first in _repeats(cards)
+    ]
     return errors
 
 

@@ -19,6 +19,7 @@ import html
 import re
 from collections.abc import Sequence
 from functools import lru_cache
+from html.parser import HTMLParser
 from typing import Any, Literal
 
 import latex2mathml.converter
@@ -31,7 +32,8 @@ from pygments.lexers import TextLexer, get_lexer_by_name
 from pygments.styles import get_style_by_name
 from pygments.util import ClassNotFound
 
-from tools.model import script_lang
+from tools import links
+from tools.model import script_lang, unsafe_tex
 
 Target = Literal["site", "anki"]
 
@@ -62,16 +64,20 @@ _RTL_INLINE = '<span dir="rtl" lang="ur">{}</span>'
 _LTR_ISOLATE = '<bdi dir="ltr" lang="en">{}</bdi>'
 
 
-def render_markdown(text: str, *, target: Target, inline: bool = False) -> str:
+def render_markdown(
+    text: str, *, target: Target, inline: bool = False, page: str = "", site_url: str = ""
+) -> str:
     """Render course Markdown (a card side, option, question or explanation) to safe HTML.
 
     ``inline=True`` renders without a paragraph (for one-line card sides and options) and wraps
     Urdu in a ``<span>``; otherwise the result is block HTML and Urdu is wrapped in a ``<div>``.
+    ``page`` is the docs path of the page the text is on: relative links are resolved from it
+    (see :mod:`tools.links`); for Anki they become absolute through ``site_url``.
     """
     if target not in ("site", "anki"):
         raise ValueError(f"unknown render target {target!r}")
     rtl = script_lang(text) == "ur"
-    env: dict[str, Any] = {"target": target, "rtl": rtl}
+    env: dict[str, Any] = {"target": target, "rtl": rtl, "page": page, "site_url": site_url}
     md = _markdown()
     body = md.renderInline(text, env) if inline else md.render(text, env)
     if not inline:
@@ -95,6 +101,7 @@ def _markdown() -> MarkdownIt:
     md.add_render_rule("fence", _render_fence)
     md.add_render_rule("code_block", _render_fence)
     md.add_render_rule("image", _render_image)
+    md.add_render_rule("link_open", _render_link_open)
     for name in ("math_inline", "math_inline_double", "math_block", "math_block_label"):
         md.add_render_rule(name, _render_math)
     return md
@@ -149,16 +156,34 @@ def _highlight(code: str, language: str) -> str:
     return f'<pre dir="ltr" style="{_PRE_STYLE}"><code{lang_class}>{colored}</code></pre>'
 
 
+def _href(url: str, env: dict[str, Any]) -> str:
+    """A link or image address as the target needs it (``.md`` -> page URL; absolute in Anki)."""
+    if env.get("target") == "anki":
+        return links.absolute_href(url, env.get("page", ""), env.get("site_url", ""))
+    return links.site_href(url, env.get("page", ""))
+
+
+def _render_link_open(
+    self: Any, tokens: Sequence[Token], idx: int, options: Any, env: dict[str, Any]
+) -> str:
+    token = tokens[idx]
+    token.attrSet("href", _href(str(token.attrGet("href") or ""), env))
+    return self.renderToken(tokens, idx, options, env)
+
+
 def _render_image(
     self: Any, tokens: Sequence[Token], idx: int, options: Any, env: dict[str, Any]
 ) -> str:
-    """Images load on the site; in Anki they become links, so no card fetches from the network."""
+    """Images load on the site, only from it; in Anki they become links, so no card fetches."""
     token = tokens[idx]
     alt = self.renderInlineAsText(token.children or [], options, env)
-    src = html.escape(str(token.attrGet("src") or ""))
+    url = str(token.attrGet("src") or "")
     if env.get("target") == "anki":
-        return f'<a href="{src}">{html.escape(alt or src, quote=False)}</a>'
-    return f'<img src="{src}" alt="{html.escape(alt)}">'
+        src = html.escape(_href(url, env))
+        return f'<a href="{src}">{html.escape(alt or url, quote=False)}</a>'
+    if links.leaves_site(url):  # the parser reports it; the page never loads it
+        return html.escape(alt or url, quote=False)
+    return f'<img src="{html.escape(_href(url, env))}" alt="{html.escape(alt)}">'
 
 
 def _render_math(
@@ -167,7 +192,9 @@ def _render_math(
     token = tokens[idx]
     display = token.type != "math_inline"
     tex = token.content.strip()
-    if env.get("target") == "anki":
+    if unsafe_tex(tex):  # the parser reports it; neither Anki's MathJax nor the site acts on it
+        out = _tex_source(tex)
+    elif env.get("target") == "anki":
         # Anki typesets only \( \) and \[ \]; the TeX is HTML text, so <, > and & are escaped.
         escaped = html.escape(tex, quote=False)
         out = f"\\[{escaped}\\]" if display else f"\\({escaped}\\)"
@@ -193,12 +220,152 @@ def tex_to_mathml(tex: str, *, display: bool = False, labelled: bool = False) ->
     a button or summary ignores MathML (role ``math`` is named by authors only), so without a
     label the control would have no name at all.
     """
+    if unsafe_tex(tex):
+        return _tex_source(tex)
     try:
         mathml = latex2mathml.converter.convert(tex, display="block" if display else "inline")
     except Exception:  # latex2mathml raises many kinds of errors on malformed TeX
-        return f'<code class="math-source" dir="ltr">{html.escape(tex, quote=False)}</code>'
+        return _tex_source(tex)
     label = f' aria-label="{html.escape(speakable_tex(tex))}"' if labelled else ""
-    return mathml.replace("<math ", f'<math dir="ltr"{label} ', 1)
+    return safe_mathml(mathml).replace("<math ", f'<math dir="ltr"{label} ', 1)
+
+
+def _tex_source(tex: str) -> str:
+    return f'<code class="math-source" dir="ltr">{html.escape(tex, quote=False)}</code>'
+
+
+# MathML that renders math and nothing else: no links, styles, classes, ids or events.
+MATHML_ELEMENTS = frozenset(
+    [
+        "math",
+        "mrow",
+        "mi",
+        "mn",
+        "mo",
+        "ms",
+        "mtext",
+        "mspace",
+        "msup",
+        "msub",
+        "msubsup",
+        "mfrac",
+        "msqrt",
+        "mroot",
+        "mstyle",
+        "mtable",
+        "mtr",
+        "mtd",
+        "mlabeledtr",
+        "munder",
+        "mover",
+        "munderover",
+        "mpadded",
+        "mphantom",
+        "menclose",
+        "mfenced",
+        "mmultiscripts",
+        "mprescripts",
+        "none",
+        "merror",
+        "semantics",
+        "annotation",
+    ]
+)
+MATHML_ATTRIBUTES = frozenset(
+    [
+        "display",
+        "dir",
+        "mathvariant",
+        "mathsize",
+        "stretchy",
+        "fence",
+        "separator",
+        "separators",
+        "lspace",
+        "rspace",
+        "form",
+        "movablelimits",
+        "accent",
+        "accentunder",
+        "largeop",
+        "symmetric",
+        "minsize",
+        "maxsize",
+        "width",
+        "height",
+        "depth",
+        "linethickness",
+        "columnalign",
+        "rowalign",
+        "columnspacing",
+        "rowspacing",
+        "columnlines",
+        "rowlines",
+        "frame",
+        "framespacing",
+        "displaystyle",
+        "scriptlevel",
+        "notation",
+        "encoding",
+        "open",
+        "close",
+        "align",
+        "equalrows",
+        "equalcolumns",
+        "rowspan",
+        "columnspan",
+        "bevelled",
+        "numalign",
+        "denomalign",
+        "voffset",
+        "xmlns",
+    ]
+)
+
+
+class _MathMLFilter(HTMLParser):
+    """Re-emit MathML keeping allowed elements and attributes; every text node is escaped.
+
+    latex2mathml copies ``\\text{...}`` into ``<mtext>`` unescaped, so its output is markup an
+    author controls: parsing it and writing back only what is allowed makes it inert. An end tag
+    counts only when it closes the innermost open element, so a ``</math>`` written inside
+    ``\\text`` cannot end the formula early; whatever is left open is closed at the end.
+    """
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.out: list[str] = []
+        self.open: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag not in MATHML_ELEMENTS:
+            return
+        kept = "".join(
+            f' {name}="{html.escape(value or "")}"'
+            for name, value in attrs
+            if name in MATHML_ATTRIBUTES
+        )
+        self.out.append(f"<{tag}{kept}>")
+        self.open.append(tag)
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.handle_starttag(tag, attrs)
+        self.handle_endtag(tag)
+
+    def handle_endtag(self, tag: str) -> None:
+        if self.open and self.open[-1] == tag:
+            self.out.append(f"</{self.open.pop()}>")
+
+    def handle_data(self, data: str) -> None:
+        self.out.append(html.escape(data, quote=False))
+
+
+def safe_mathml(mathml: str) -> str:
+    """``mathml`` with only :data:`MATHML_ELEMENTS` and :data:`MATHML_ATTRIBUTES`, text escaped."""
+    parser = _MathMLFilter()
+    parser.feed(mathml)
+    parser.close()
+    return "".join(parser.out) + "".join(f"</{tag}>" for tag in reversed(parser.open))
 
 
 _TEX_SYMBOLS = {

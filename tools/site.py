@@ -11,13 +11,12 @@ attribute value is escaped here, so nothing an author writes becomes markup or s
 from __future__ import annotations
 
 import re
-import unicodedata
 from html import escape
 from pathlib import Path
 
 from tools.model import Card, CardGroup, Embed, Page, Question, Quiz, script_lang
+from tools.parser import heading_ids, split_lines
 from tools.parser import markdown as course_markdown
-from tools.parser import split_lines
 from tools.render import render_markdown
 
 # Interface text of a quiz, in the quiz's own language. Urdu strings are plain, everyday words.
@@ -50,8 +49,6 @@ HIDE_ALL = "Hide all answers"
 
 _ATTR_LIST = re.compile(r"\{:?([^{}]*)\}$")
 _URDU_ATTRS = 'lang="ur" dir="rtl"'
-# Slug characters: word characters plus Arabic-script combining marks (Python's \w omits them).
-_NOT_SLUG = re.compile(r"[^\w\u0610-\u061a\u064b-\u065f\u0670\u06d6-\u06ed\s-]")
 _CODE_TAG = re.compile(r"<(code|pre)(?![^>]*\sdir=)(?=[\s>])")
 
 
@@ -85,10 +82,10 @@ def render_page(page: Page, markdown: str, *, root: Path, strict_results: bool) 
         start, end = span.start - offset, span.end - offset
         out += lines[cursor:start]
         if isinstance(block, CardGroup):
-            html = render_cards(block, with_toggle=first_cards)
+            html = render_cards(block, with_toggle=first_cards, page=page.docs_path)
             first_cards = False
         elif isinstance(block, Quiz):
-            html = render_quiz(block)
+            html = render_quiz(block, page=page.docs_path)
         else:
             html = render_embed(block, root=root, strict_results=strict_results)
         out += ["", *_flush_left(html), ""]
@@ -105,42 +102,23 @@ def _headings_with_direction(lines: list[str]) -> list[str]:
     slug of an Urdu heading is empty (the anchor becomes ``#_1``), so it gets an Urdu slug.
     """
     out = list(lines)
-    used: set[str] = set()
-    for token in course_markdown().parse("\n".join(lines)):
-        if token.type != "heading_open" or token.level or not token.markup.startswith("#"):
+    for token, anchor, given in heading_ids(course_markdown().parse("\n".join(lines))):
+        if token.level or not token.markup.startswith("#") or token.map is None:
             continue
-        index = token.map[0] if token.map else -1
+        index = token.map[0]
         line = out[index].rstrip()
-        if index < 0 or script_lang(line) != "ur" or line.endswith("#"):
+        if script_lang(line) != "ur" or line.endswith("#"):
             continue
         attrs = _ATTR_LIST.search(line)
         existing = attrs.group(1) if attrs else ""
         if re.search(r"\b(lang|dir)=", existing):
             continue
-        added = [_URDU_ATTRS]
-        if not re.search(r"(^|\s)#", existing):
-            text = line[: attrs.start()] if attrs else line
-            added.insert(0, "#" + _unique(_slug(text.lstrip("#").strip()), used))
+        added = [_URDU_ATTRS] if given else ["#" + anchor, _URDU_ATTRS]
         if attrs is None:
             out[index] = f"{line} {{ {' '.join(added)} }}"
         else:
             out[index] = f"{line[: attrs.end(1)].rstrip()} {' '.join(added)} }}"
     return out
-
-
-def _slug(text: str) -> str:
-    """Lower-case words joined by '-', keeping Arabic letters and their vowel marks."""
-    text = unicodedata.normalize("NFC", text).lower()
-    text = _NOT_SLUG.sub("", text)
-    return re.sub(r"[\s-]+", "-", text).strip("-") or "section"
-
-
-def _unique(slug: str, used: set[str]) -> str:
-    candidate, n = slug, 1
-    while candidate in used:
-        candidate, n = f"{slug}-{n}", n + 1
-    used.add(candidate)
-    return candidate
 
 
 def _strip_bom(text: str) -> str:
@@ -178,9 +156,13 @@ def _flush_left(html: str) -> list[str]:
 # --- rendering course text --------------------------------------------------------------------
 
 
-def _markdown(text: str, *, inline: bool) -> str:
-    """Course Markdown to safe HTML; code stays left-to-right inside right-to-left text."""
-    return _CODE_TAG.sub(r'<\1 dir="ltr"', render_markdown(text, target="site", inline=inline))
+def _markdown(text: str, *, inline: bool, page: str) -> str:
+    """Course Markdown to safe HTML; code stays left-to-right inside right-to-left text.
+
+    ``page`` (the docs path of the page) resolves relative links, as MkDocs would.
+    """
+    html = render_markdown(text, target="site", inline=inline, page=page)
+    return _CODE_TAG.sub(r'<\1 dir="ltr"', html)
 
 
 def _lang_attrs(lang: str) -> str:
@@ -190,7 +172,7 @@ def _lang_attrs(lang: str) -> str:
 # --- flashcards -------------------------------------------------------------------------------
 
 
-def render_cards(group: CardGroup, *, with_toggle: bool = False) -> str:
+def render_cards(group: CardGroup, *, with_toggle: bool = False, page: str = "") -> str:
     """A block of cards: each a ``<details>`` whose summary is the question.
 
     ``<details>`` opens on click, Enter and Space with no script. The page's one show-all
@@ -203,18 +185,18 @@ def render_cards(group: CardGroup, *, with_toggle: bool = False) -> str:
             f'data-show="{escape(SHOW_ALL)}" data-hide="{escape(HIDE_ALL)}" hidden>'
             f"{escape(SHOW_ALL)}</button>"
         )
-    parts += [_card(card) for card in group.cards]
+    parts += [_card(card, page) for card in group.cards]
     parts.append("</div>")
     return "\n".join(parts)
 
 
-def _card(card: Card) -> str:
+def _card(card: Card, page: str) -> str:
     return (
         f'<details class="flashcard" id="{escape(card.anchor)}"{_lang_attrs(card.lang)}>\n'
         f'<summary><span class="flashcard-question"{_lang_attrs(script_lang(card.front))}>'
-        f"{_markdown(card.front, inline=True)}</span></summary>\n"
+        f"{_markdown(card.front, inline=True, page=page)}</span></summary>\n"
         f'<div class="flashcard-answer"{_lang_attrs(script_lang(card.back))}>'
-        f"{_markdown(card.back, inline=True)}</div>\n"
+        f"{_markdown(card.back, inline=True, page=page)}</div>\n"
         "</details>"
     )
 
@@ -222,7 +204,7 @@ def _card(card: Card) -> str:
 # --- quizzes ----------------------------------------------------------------------------------
 
 
-def render_quiz(quiz: Quiz) -> str:
+def render_quiz(quiz: Quiz, *, page: str = "") -> str:
     """A quiz: one ``<fieldset>`` per question, options as buttons, the answer in a ``<details>``.
 
     The correct index sits in ``data-answer`` for the script; without the script, "Show answer"
@@ -244,7 +226,7 @@ def render_quiz(quiz: Quiz) -> str:
     ]
     total = len(quiz.questions)
     for number, question in enumerate(quiz.questions, 1):
-        parts.append(_question(question, number, quiz.lang))
+        parts.append(_question(question, number, quiz.lang, page))
     parts.append(
         '<div class="quiz-footer" hidden>\n'
         f'<p class="quiz-score" aria-live="polite" aria-atomic="true">{escape(text["score"])}: '
@@ -256,7 +238,7 @@ def render_quiz(quiz: Quiz) -> str:
     return "\n".join(parts)
 
 
-def _question(question: Question, number: int, quiz_lang: str) -> str:
+def _question(question: Question, number: int, quiz_lang: str, page: str) -> str:
     """One question, laid out in its prompt's direction (number, options, marks).
 
     Each piece of text inside carries its own language and direction; interface strings are in
@@ -271,16 +253,17 @@ def _question(question: Question, number: int, quiz_lang: str) -> str:
         f"{_lang_attrs(prompt_lang)}>",
         f'<legend class="quiz-prompt"><span class="quiz-number">{number}.</span> '
         f'<span class="quiz-prompt-text"{_lang_attrs(prompt_lang)}>'
-        f"{_markdown(question.prompt, inline=True)}</span></legend>",
+        f"{_markdown(question.prompt, inline=True, page=page)}</span></legend>",
         '<ol class="quiz-options">',
     ]
     for index, option in enumerate(question.options):
         parts.append(
             f'<li><button type="button" class="quiz-option" data-index="{index}">'
             f'<span class="quiz-option-text"{_lang_attrs(option.lang)}>'
-            f"{_markdown(option.text, inline=True)}</span></button></li>"
+            f"{_markdown(option.text, inline=True, page=page)}</span></button></li>"
         )
     right = question.options[question.answer]
+    right_html = _markdown(right.text, inline=True, page=page)
     explanation_lang = script_lang(question.explanation)
     parts += [
         "</ol>",
@@ -288,9 +271,9 @@ def _question(question: Question, number: int, quiz_lang: str) -> str:
         '<details class="quiz-explanation">',
         f"<summary><span{ui}>{escape(text['show_answer'])}</span></summary>",
         f'<p class="quiz-answer"><strong{ui}>{escape(text["correct_answer"])}:</strong> '
-        f"<span{_lang_attrs(right.lang)}>{_markdown(right.text, inline=True)}</span></p>",
+        f"<span{_lang_attrs(right.lang)}>{right_html}</span></p>",
         f'<div class="quiz-explanation-text"{_lang_attrs(explanation_lang)}>',
-        _markdown(question.explanation, inline=False),
+        _markdown(question.explanation, inline=False, page=page),
         "</div>",
         "</details>",
         "</fieldset>",

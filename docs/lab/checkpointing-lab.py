@@ -192,7 +192,7 @@ fig.tight_layout()
 plt.show()
 
 # %% [markdown]
-# ## 5. Dropout and `preserve_rng_state`
+# ## 5. Dropout and the RNG state
 #
 # Lesson 2.5 claims that with dropout inside a checkpoint, the default `preserve_rng_state=True`
 # gives exactly the gradients of no checkpointing, and `False` gives silently different ones.

@@ -1,0 +1,408 @@
+"""Course content is untrusted input: each hostile case is a path:line error or inert output.
+
+Pull requests come from strangers, so every way a lesson, card or quiz could run script, load
+from elsewhere, publish a file of the checkout or silently lose cards is tried here against the
+parser, the renderers and the checks of the built HTML. The whole build is tried in
+tests/test_untrusted_build.py.
+"""
+
+from __future__ import annotations
+
+import re
+import textwrap
+from pathlib import Path
+
+import pytest
+from html_tags import active_markup, tags
+
+pytest.importorskip("markdown_it", reason="the course engine's dependencies are not installed")
+
+from test_parser import PATH, messages, parse
+
+from tools import includes, offline
+from tools.parser import parse_course
+from tools.render import render_markdown, safe_mathml, tex_to_mathml
+from tools.site import render_cards, render_quiz
+
+
+def write(root: Path, files: dict[str, str | bytes]) -> Path:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(text, bytes):
+            path.write_bytes(text)
+        else:
+            path.write_text(textwrap.dedent(text).lstrip("\n"), "utf-8")
+    return root
+
+
+def course_errors(root: Path) -> list[str]:
+    return [str(error) for error in parse_course(root).errors]
+
+
+def no_script(html: str) -> None:
+    """Nothing in ``html`` is an element or attribute that runs script."""
+    for tag, attrs in tags(html):
+        assert tag not in ("script", "img", "iframe"), (tag, html)
+        assert not any(name.startswith("on") for name in attrs), (tag, attrs)
+        assert not any("javascript:" in (value or "").lower() for value in attrs.values())
+
+
+# --- math -------------------------------------------------------------------------------------
+
+ESCAPING_TEX = [
+    r"\text{</math><script>alert(1)</script>}",
+    r"\text{<img src=x onerror=alert(1)>}",
+    r"\text{</mtext></mrow></math><script>alert(1)</script>}",
+    r"\mathrm{<svg onload=alert(1)>}",
+]
+
+
+@pytest.mark.parametrize("tex", ESCAPING_TEX)
+def test_text_in_math_is_escaped_on_the_site(tex):
+    out = tex_to_mathml(tex)
+    no_script(out)
+    assert out.startswith("<math") and out.count("<math") == out.count("</math>") == 1
+
+
+@pytest.mark.parametrize("tex", ESCAPING_TEX)
+def test_text_in_math_is_escaped_in_cards_and_quizzes(tex):
+    page, errors = parse(f"# T\n\nQ ${tex}$? ::: A ${tex}$\n")
+    assert not errors
+    no_script(render_cards(page.blocks[0][1]))
+    for target in ("site", "anki"):
+        no_script(render_markdown(f"${tex}$", target=target))
+
+
+def test_mathml_keeps_only_math_elements_and_attributes():
+    dirty = (
+        '<math display="block" onclick="x()" style="color:red"><mrow class="c" id="i">'
+        '<mi href="javascript:x()">a</mi><foreignObject><b>b</b></foreignObject></mrow></math>'
+    )
+    assert safe_mathml(dirty) == '<math display="block"><mrow><mi>a</mi>b</mrow></math>'
+
+
+UNSAFE_TEX = ["href{javascript:alert(1)}{x}", "style{color:red}{x}", "class{a}{x}", "cssId{a}{x}",
+              "unicode{x41}", "require{html}", "html{<b>x</b>}", "htmlData{a}{x}",
+              "csname href\\endcsname{x}"]  # fmt: skip
+
+
+@pytest.mark.parametrize("command", UNSAFE_TEX)
+def test_unsafe_tex_commands_are_errors_with_file_and_line(command):
+    name = re.match(r"[A-Za-z]+", command).group()
+    text = f"""\
+        # T
+
+        Prose math $\\{command}$ here.
+
+        Card $\\{command}$? ::: A
+
+        ::: quiz id=q
+        1. Q?
+           - [x] $\\{command}$
+           - [ ] b
+
+           Because.
+        :::
+        """
+    expected = f"TeX command \\{name} is not allowed in course math"
+    assert messages(text) == [f"{PATH}:{line}: {expected}" for line in (3, 5, 9)]
+    for target in ("site", "anki"):  # and neither renderer acts on it
+        out = render_markdown(f"$\\{command}$", target=target)
+        assert "<code" in out and "href=" not in out and "\\(" not in out
+
+
+# --- the separator and HTML blocks ------------------------------------------------------------
+
+
+def test_card_lines_after_a_tag_are_an_error_not_lost():
+    errors = messages(
+        """\
+        # T
+
+        <div>
+        One? ::: 1
+        Two? ::: 2
+        """
+    )
+    assert errors == [f"{PATH}:4: ':::' in an HTML block" + errors[0].split("HTML block", 1)[1]]
+
+
+def test_a_card_starting_with_a_script_tag_is_an_error():
+    errors = messages("# T\n\n<script>alert(1)</script> ::: x\nQ ::: A\n")
+    assert [e.split(": ':::'")[0] for e in errors] == [f"{PATH}:3"]
+
+
+def test_separator_token_carries_exact_sides_around_code_math_and_links():
+    page, errors = parse(
+        "# T\n\n*Why* `a ::: b` and $x ::: y$ [l](https://e.org/:::)? ::: **yes** {#i}\n"
+    )
+    assert not errors
+    (card,) = page.cards
+    assert card.front == "*Why* `a ::: b` and $x ::: y$ [l](https://e.org/:::)?"
+    assert (card.back, card.explicit_id) == ("**yes**", "i")
+
+
+def test_raw_html_in_course_items_is_escaped_everywhere():
+    page, errors = parse(
+        """\
+        # T
+
+        Q <b onclick="x()">bold</b>? ::: <img src=x onerror=alert(1)>
+
+        ::: quiz id=q
+        1. Q <script>alert(1)</script>?
+           - [x] <iframe src="javascript:alert(1)"></iframe>
+           - [ ] b
+
+           <a href="javascript:alert(1)">explained</a>
+        :::
+        """
+    )
+    assert not errors
+    no_script(render_cards(page.blocks[0][1]))
+    no_script(render_quiz(page.quizzes[0]))
+
+
+# --- links and images in course items ---------------------------------------------------------
+
+
+@pytest.fixture
+def linked(tmp_path: Path) -> Path:
+    return write(
+        tmp_path,
+        {
+            "docs/lessons/02-b.md": """
+                # B
+
+                ## 2.4 Segments {#l2-4}
+
+                ## Plain heading
+
+                C? ::: D
+                """,
+            "docs/assets/plot.png": b"\x89PNG",
+        },
+    )
+
+
+@pytest.mark.parametrize(
+    "link, problem",
+    [
+        ("[x](02-b.md#l2-4)", None),
+        ("[x](02-b.md#plain-heading)", None),
+        ("[x](02-b.md#card-" + "0" * 10 + ")", "has no heading or item with id"),
+        ("[x](02-b.md#l2-9)", "has no heading or item with id 'l2-9'"),
+        ("[x](03-c.md)", "there is no page docs/lessons/03-c.md"),
+        ("[x](../assets/nope.png)", "there is no file docs/assets/nope.png"),
+        ("[x](/lessons/02-b.md)", "is absolute"),
+        ("[x](../../README.md)", "points outside docs/"),
+        ("[x](ftp://e.org/a)", "only http, https, mailto addresses may leave the site"),
+        ("![x](../assets/plot.png)", None),
+        ("![x](https://e.org/p.png)", "is not on the site"),
+        ("![x](https:/e.org/p.png)", "is not on the site"),
+        ("![x](//e.org/p.png)", "is not on the site"),
+        ("[x](https://pytorch.org)", None),
+    ],
+)
+def test_links_in_cards_and_quizzes_are_checked(linked, link, problem):
+    write(
+        linked,
+        {
+            "docs/lessons/01-a.md": f"""\
+                # A
+
+                Q {link}? ::: A
+
+                ::: quiz id=q
+                1. Q?
+                   - [x] a
+                   - [ ] b
+
+                   See {link}.
+                :::
+                """
+        },
+    )
+    errors = course_errors(linked)
+    if problem is None:
+        assert errors == []
+    else:
+        where = [e.split(": ", 1)[0] for e in errors]
+        assert where == ["docs/lessons/01-a.md:3", "docs/lessons/01-a.md:10"]
+        assert all(problem in e for e in errors), errors
+
+
+def test_anchors_include_cards_and_questions(linked):
+    page = parse_course(linked).page("lessons/02-b.md")
+    assert {"l2-4", "plain-heading", page.cards[0].anchor} <= page.anchors
+
+
+# --- snippet includes -------------------------------------------------------------------------
+
+
+@pytest.fixture
+def snippets(tmp_path: Path) -> Path:
+    root = write(
+        tmp_path,
+        {
+            "snippets/ok.py": "# --8<-- [start:part]\nx = 1\n# --8<-- [end:part]\n",
+            ".git/config": "[remote]\nurl = secret\n",
+        },
+    )
+    (root / "snippets" / "link.py").symlink_to(root / ".git" / "config")
+    return root
+
+
+def test_every_include_is_checked_with_lesson_and_line_in_one_run(snippets):
+    write(
+        snippets,
+        {
+            "docs/lessons/01-a.md": """\
+                # A
+
+                ```python
+                --8<-- "snippets/ok.py:part"
+                ```
+
+                --8<-- ".git/config"
+                --8<-- "snippets/../.git/config"
+                --8<-- "snippets/link.py"
+                --8<-- "snippets/ok.py:missing"
+                --8<-- "snippets/nope.py"
+                ;--8<-- ".git/config"
+
+                --8<--
+                .git/config
+                --8<--
+                """
+        },
+    )
+    errors = course_errors(snippets)
+    assert [e.split(": ", 1)[0] for e in errors] == [
+        f"docs/lessons/01-a.md:{n}" for n in (7, 8, 9, 10, 11, 15)
+    ]
+    assert sum("only files in snippets/ may be included" in e for e in errors) == 4
+    assert "has no section 'missing'" in errors[3] and "no file snippets/nope.py" in errors[4]
+
+
+def test_nested_includes_in_snippets_are_checked(snippets):
+    write(snippets, {"snippets/nest.py": '--8<-- ".git/config"\n'})
+    write(snippets, {"docs/a.md": '# A\n\n--8<-- "snippets/nest.py"\n'})
+    assert [e.split(": ", 1)[0] for e in course_errors(snippets)] == ["snippets/nest.py:1"]
+
+
+def test_include_patterns_are_pymdownx_own():
+    assert includes.includes(['  --8<-- "a.py:x"', ";--8<-- 'b.py'", "-8<- 'c.py'"]) == [
+        (0, "a.py:x"),
+        (2, "c.py"),
+    ]
+
+
+# --- encoding and invisible characters --------------------------------------------------------
+
+CARD = "# Title\n\nQ? ::: A\n"
+
+
+@pytest.mark.parametrize(
+    "data", [CARD.encode(), b"\xef\xbb\xbf" + CARD.encode(), CARD.replace("\n", "\r\n").encode()]
+)
+def test_utf8_with_or_without_bom_and_crlf_are_accepted(tmp_path, data):
+    write(tmp_path, {"docs/a.md": data})
+    course = parse_course(tmp_path)
+    assert course.errors == []
+    assert course.pages[0].title == "Title" and course.pages[0].cards[0].location.line == 3
+
+
+def test_other_encodings_are_an_error_naming_the_file(tmp_path):
+    write(tmp_path, {"docs/a.md": "# Título\n\nQ? ::: ¿A?\n".encode("latin-1")})
+    assert course_errors(tmp_path) == ["docs/a.md:1: not UTF-8 (byte 0xed); save it as UTF-8"]
+
+
+@pytest.mark.parametrize(
+    "char", ["\u202e", "\u2066", "\u200f", "\u061c", "\u200b", "\u200d", "\u2060", "\ufeff"]
+)
+def test_bidi_and_zero_width_characters_are_errors(char):
+    errors = messages(
+        f"""\
+        # T
+
+        Q{char}? ::: A
+        Q2? ::: A {{#i{char}d}}
+
+        ::: quiz id=q{char}
+        1. Q{char}?
+           - [x] a{char}
+           - [ ] b
+
+           Because{char}.
+        :::
+        """
+    )
+    assert [e.split(": ", 1)[0] for e in errors] == [f"{PATH}:{n}" for n in (3, 4, 6, 7, 8, 11)], (
+        errors
+    )
+    assert all(f"U+{ord(char):04X}" in e for e in errors)
+
+
+def test_zwnj_inside_an_urdu_word_is_allowed_and_elsewhere_is_not():
+    assert messages("# T\n\nکیا\u200cہے؟ ::: ہاں\n") == []
+    assert len(messages("# T\n\nQ\u200c? ::: A\n")) == 1
+    assert len(messages("# T\n\nکیا \u200cہے؟ ::: ہاں\n")) == 1
+
+
+# --- built pages: nothing leaves the site, nothing runs ---------------------------------------
+
+
+@pytest.mark.parametrize(
+    "html",
+    [
+        '<img src="https://e.org/p.png">',
+        '<img src="https:/e.org/p.png">',
+        '<img src="//e.org/p.png">',
+        '<img src="\\\\e.org/p.png">',
+        '<img srcset="a.png 1x, https://e.org/b.png 2x">',
+        '<video poster="http://e.org/p.png"></video>',
+        '<link rel="stylesheet" href="ftp://e.org/a.css">',
+        '<link rel="preload icon" href="//e.org/a">',
+        '<div style="background:url(https://e.org/a.png)"></div>',
+        "<style>@import 'https://e.org/a.css';</style>",
+        '<svg><image href="https://e.org/a.png"/></svg>',
+        '<object data="https://e.org/a.swf"></object>',
+    ],
+)
+def test_any_load_from_outside_the_site_is_found(html):
+    assert offline.remote_loads(f"<p>x</p>{html}") != []
+
+
+def test_local_loads_and_plain_links_are_fine():
+    html = (
+        '<img src="assets/a.png"><img src="data:image/png;base64,AA"><link rel="canonical" '
+        'href="https://e.org/"><a href="https://e.org/">out</a><link rel=stylesheet href="a.css">'
+    )
+    assert offline.remote_loads(html) == []
+
+
+@pytest.mark.parametrize(
+    "html",
+    [
+        "<script>alert(1)</script>",
+        '<p onclick="alert(1)">x</p>',
+        '<a href="javascript:alert(1)">x</a>',
+        '<a href=" java\tscript:alert(1)">x</a>',
+        '<iframe srcdoc="<script>alert(1)</script>"></iframe>',
+        '<img src="data:image/svg+xml,<svg onload=alert(1)>">',
+        '<form action="javascript:alert(1)"></form>',
+        '<meta http-equiv="refresh" content="0;url=javascript:alert(1)">',
+    ],
+)
+def test_script_in_a_pages_content_is_found(html):
+    assert offline.active_content(html) != []
+
+
+def test_active_markup_counts_what_a_browser_would_run():
+    html = (
+        '<script>x()</script><p onclick="x()">&lt;script&gt; onload=</p>'
+        '<a href=" javascript:x()">a</a><p>javascript: in text</p>'
+    )
+    assert active_markup(html) == {"script": 1, "handlers": 1, "javascript": 1}

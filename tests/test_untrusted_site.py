@@ -1,0 +1,234 @@
+"""Acceptance for untrusted course input, measured on built sites (figures go to test-artifacts/).
+
+- A copy of the course with hostile cards, quiz and prose math added (tests/fixtures/) builds,
+  and a browser visiting every page sees no dialog and no request that leaves the site.
+- Over the normal built site, every local link and anchor resolves, links in cards and quizzes
+  included, and the deck holds no script, handler or ``javascript:`` URL.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import zipfile
+from collections import Counter
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+import pytest
+from conftest import LOCAL_HOSTS, ROOT, copy_course, serve
+from html_tags import active_markup
+
+from tools.buildinfo import DECK_FILE
+from tools.links import leaves_site
+
+HOSTILE = ROOT / "tests" / "fixtures" / "hostile-accepted.md"
+LESSON = "docs/lessons/01-finding-and-claiming-work.md"
+
+
+# --- reading a built site ---------------------------------------------------------------------
+
+
+class _Page(HTMLParser):
+    """Ids, and the local addresses of links and loads, noting which sit inside a course item."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.ids: set[str] = set()
+        self.links: list[tuple[str, bool]] = []  # (address, inside a card or quiz)
+        self._items: dict[str, list[bool]] = {"details": [], "section": []}
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        values = {name: value or "" for name, value in attrs}
+        for name in ("id", "name"):
+            if values.get(name) and (name == "id" or tag == "a"):
+                self.ids.add(values[name])
+        if tag in self._items:
+            classes = values.get("class", "").split()
+            self._items[tag].append("flashcard" in classes or "quiz" in classes)
+        inside = any(flag for flags in self._items.values() for flag in flags)
+        for name in ("href", "src"):
+            if name in values and tag in ("a", "img", "link", "script", "source"):
+                self.links.append((values[name], inside))
+
+    def handle_endtag(self, tag: str) -> None:
+        if self._items.get(tag):
+            self._items[tag].pop()
+
+
+def site_path(site: Path) -> str:
+    """The path part of the published address (``/course/``): 404.html's links start with it."""
+    locations = re.findall(r"<loc>([^<]+)</loc>", (site / "sitemap.xml").read_text("utf-8"))
+    return urlsplit(min(locations, key=len)).path.rsplit("/", 1)[0] + "/" if locations else "/"
+
+
+def check_links(site: Path) -> dict[str, Any]:
+    """Every local address in every built page: does its file exist, and its anchor?
+
+    Root-absolute addresses (MkDocs writes them in 404.html, which is served at any depth) are
+    read from the published address's path.
+    """
+    pages = {path: _read(path) for path in sorted(site.rglob("*.html"))}
+    prefix = site_path(site) if (site / "sitemap.xml").exists() else "/"
+    figures: Counter[str] = Counter()
+    problems = []
+    for path, page in pages.items():
+        for url, inside in page.links:
+            if leaves_site(url) or not url.strip():
+                continue
+            figures["local links"] += 1
+            figures["local links in cards and quizzes"] += inside
+            parts = urlsplit(url)
+            folder = path.parent
+            if parts.path.startswith(prefix):
+                folder, parts = site, parts._replace(path=parts.path.removeprefix(prefix))
+            target = (folder / unquote(parts.path)).resolve() if parts.path else path
+            if target.is_dir():
+                target = target / "index.html"
+            if not target.is_file() or not target.is_relative_to(site.resolve()):
+                figures["broken links"] += 1
+                problems.append(f"{path.relative_to(site)}: {url}")
+            elif target in pages and unquote(parts.fragment or "") not in {"", *pages[target].ids}:
+                figures["missing anchors"] += 1
+                problems.append(f"{path.relative_to(site)}: {url} (no such id)")
+    return {
+        "pages": len(pages),
+        **{key: figures[key] for key in ("local links", "local links in cards and quizzes")},
+        "broken links": figures["broken links"],
+        "missing anchors": figures["missing anchors"],
+        "problems": problems,
+    }
+
+
+def _read(path: Path) -> _Page:
+    page = _Page()
+    page.feed(path.read_text("utf-8"))
+    return page
+
+
+def deck_html(site: Path) -> str:
+    """All note fields of the site's deck, as one string of HTML."""
+    import sqlite3
+
+    with zipfile.ZipFile(site / DECK_FILE) as archive:
+        data = archive.read("collection.anki2")
+    conn = sqlite3.connect(":memory:")
+    try:
+        conn.deserialize(data)
+        return "\n".join(
+            row[0].replace("\x1f", "\n") for row in conn.execute("SELECT flds FROM notes")
+        )
+    finally:
+        conn.close()
+
+
+# --- the normal site --------------------------------------------------------------------------
+
+
+def test_every_link_and_anchor_of_the_built_site_resolves(built_site, artifacts):
+    figures = check_links(built_site)
+    (artifacts / "link-check.json").write_text(json.dumps(figures, indent=2) + "\n")
+    print(f"link check: {json.dumps({k: v for k, v in figures.items() if k != 'problems'})}")
+    assert figures["problems"] == []
+    assert figures["local links in cards and quizzes"] > 0  # quizzes link to lesson sections
+
+
+def test_the_link_check_finds_a_broken_link_and_a_missing_anchor(tmp_path):
+    (tmp_path / "a.html").write_text(
+        '<p id="here"><a href="#here">ok</a><a href="b.html">gone</a></p>'
+        '<details class="flashcard"><a href="a.html#nowhere">x</a></details>'
+    )
+    figures = check_links(tmp_path)
+    assert (figures["broken links"], figures["missing anchors"]) == (1, 1)
+    assert figures["local links in cards and quizzes"] == 1
+
+
+def test_the_sites_deck_holds_no_script_handler_or_javascript_url(built_site, artifacts):
+    counts = active_markup(deck_html(built_site))
+    (artifacts / "deck-active-markup.json").write_text(json.dumps(counts) + "\n")
+    print(f"deck: {counts}")
+    assert counts == {"script": 0, "handlers": 0, "javascript": 0}
+
+
+# --- the course with hostile input added ------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def hostile_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A copy of the course with tests/fixtures/hostile-accepted.md appended to lesson 1, built."""
+    root = copy_course(tmp_path_factory.mktemp("hostile"))
+    lesson = root / LESSON
+    lesson.write_text(
+        lesson.read_text("utf-8").rstrip("\n") + "\n\n" + HOSTILE.read_text("utf-8"), "utf-8"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "COURSE_STRICT_RESULTS"}
+    result = subprocess.run(
+        [sys.executable, "-m", "tools.cli", "build"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        env={**env, "SOURCE_DATE_EPOCH": "1767225600"},
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    return root / "site"
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+def test_hostile_course_shows_no_dialog_and_loads_nothing_from_elsewhere(
+    browser, hostile_site, artifacts
+):
+    context = browser.new_context()
+    page = context.new_page()
+    dialogs: list[str] = []
+    requests: list[str] = []
+    page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+    context.on("request", lambda request: requests.append(request.url))
+    page.goto("about:blank")
+    page.evaluate("alert('probe')")  # the recorder itself works
+    assert dialogs == ["probe"]
+    dialogs.clear()
+    visited = 0
+    try:
+        with serve(hostile_site) as base:
+            for path in sorted(hostile_site.rglob("*.html")):
+                page.goto(base + path.relative_to(hostile_site).as_posix(), wait_until="load")
+                page.evaluate(_PROVOKE)
+                page.wait_for_timeout(100)
+                visited += 1
+            page.goto(base + "lessons/01-finding-and-claiming-work.html")
+            text = page.inner_text("body")
+    finally:
+        context.close()
+    foreign = [
+        url
+        for url in requests
+        if urlsplit(url).scheme not in ("data", "blob", "about")
+        and urlsplit(url).hostname not in LOCAL_HOSTS
+    ]
+    counts = active_markup(deck_html(hostile_site))
+    figures = {"pages": visited, "dialogs": len(dialogs), "off-site requests": len(foreign)}
+    figures.update({f"deck {key}": value for key, value in counts.items()})
+    (artifacts / "hostile-site.json").write_text(json.dumps(figures, indent=2) + "\n")
+    print(f"hostile site: {json.dumps(figures)}")
+    assert "<script>alert('card')</script>" in text  # the hostile cards are there, as text
+    assert visited == len(list(hostile_site.rglob("*.html"))) > 5
+    assert (dialogs, foreign) == ([], [])
+    assert counts == {"script": 0, "handlers": 0, "javascript": 0}
+
+
+# Open every card and answer, hover and focus every element: handlers that hid anywhere would fire.
+_PROVOKE = """() => {
+  document.querySelectorAll('details').forEach(d => { d.open = true; });
+  for (const el of document.querySelectorAll('body *')) {
+    for (const type of ['mouseover', 'mouseenter', 'focus', 'toggle', 'animationstart']) {
+      el.dispatchEvent(new Event(type, {bubbles: true}));
+    }
+  }
+  document.querySelectorAll('.quiz-option').forEach(b => b.click());
+}"""

@@ -1,0 +1,104 @@
+"""Snippet includes (``--8<-- "snippets/x.py:section"``): only from ``snippets/``, all checked.
+
+pymdownx.snippets resolves includes from the repository root, so without a rule a lesson could
+publish any file of the checkout (``.git/config`` included). Its own check reports one missing
+file per build, for one page, without the lesson's line. This module reads every include the way
+pymdownx.snippets does (same line patterns; nested includes in included files too) and reports,
+all in one run and with the lesson's file and line: a file outside the allowed folders (symbolic
+links are followed first), a missing file, and a missing section.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from pymdownx.snippets import SnippetPreprocessor
+
+from tools.model import CourseError, Location
+
+# Folders (relative to the repository root) whose files lessons may include. Add one here, with
+# the reason, only for a file a page truly needs to show.
+INCLUDE_ROOTS = ("snippets",)
+
+_SECTION = re.compile(r"^(?P<path>.*?):(?P<name>[a-z][-_0-9a-z]*)$", re.IGNORECASE)
+_LINES = re.compile(r"^(?P<path>.*?)(?::-?[0-9]*){1,2}(?:,-?[0-9]*(?::-?[0-9]*)?)*$")
+
+
+def includes(lines: list[str]) -> list[tuple[int, str]]:
+    """``(0-based line, include target)`` for every include in ``lines``, as pymdownx reads them."""
+    out: list[tuple[int, str]] = []
+    block = False
+    for line0, line in enumerate(lines):
+        match = SnippetPreprocessor.RE_ALL_SNIPPETS.match(line)
+        if match and match.group("escape"):
+            continue
+        if match and match.group("block_marker"):
+            block = not block
+            continue
+        if match and match.group("inline_marker") and not block:
+            out.append((line0, match.group("snippet")[1:-1].strip()))
+        elif block and line.strip() and not line.strip().startswith(";"):
+            out.append((line0, line.strip()))
+    return [(line0, target) for line0, target in out if not target.startswith(";")]
+
+
+def check(
+    root: Path, path: str, lines: list[str], seen: frozenset[str] = frozenset()
+) -> list[CourseError]:
+    """Errors for the includes in file ``path`` (its ``lines``), following nested includes."""
+    errors: list[CourseError] = []
+    allowed = [(root / folder).resolve() for folder in INCLUDE_ROOTS]
+    for line0, spec in includes(lines):
+        at = Location(path, line0 + 1)
+        file_part, section = _split(spec)
+        if file_part.lower().startswith(("http://", "https://")):
+            errors.append(CourseError(at, f"include {spec!r}: includes come from files, not URLs"))
+            continue
+        file = (root / file_part).resolve()
+        if not any(file.is_relative_to(folder) for folder in allowed):
+            folders = ", ".join(f"{folder}/" for folder in INCLUDE_ROOTS)
+            errors.append(
+                CourseError(at, f"include {spec!r}: only files in {folders} may be included")
+            )
+            continue
+        if not file.is_file():
+            errors.append(CourseError(at, f"include {spec!r}: there is no file {file_part}"))
+            continue
+        try:
+            included = file.read_text("utf-8").splitlines()
+        except UnicodeDecodeError:
+            errors.append(CourseError(at, f"include {spec!r}: {file_part} is not UTF-8"))
+            continue
+        if section and not _has_section(included, section):
+            errors.append(
+                CourseError(
+                    at,
+                    f"include {spec!r}: {file_part} has no section {section!r} "
+                    f"(mark it with '# --8<-- [start:{section}]' and '# --8<-- [end:{section}]')",
+                )
+            )
+        rel = file.relative_to(root.resolve()).as_posix()
+        if rel not in seen:
+            errors += check(root, rel, included, seen | {path, rel})
+    return errors
+
+
+def _split(spec: str) -> tuple[str, str | None]:
+    """``path:section`` -> (path, section); ``path:1:5`` -> (path, None); else (spec, None)."""
+    lines = _LINES.match(spec)
+    if lines and lines.group("path") != spec:
+        return lines.group("path"), None
+    section = _SECTION.match(spec)
+    if section:
+        return section.group("path"), section.group("name")
+    return spec, None
+
+
+def _has_section(lines: list[str], name: str) -> bool:
+    marks = {"start": False, "end": False}
+    for line in lines:
+        match = SnippetPreprocessor.RE_SNIPPET_SECTION.match(line) if "8<-" in line else None
+        if match and not match.group("escape") and match.group("name") == name:
+            marks[match.group("type").lower()] = True
+    return marks["start"] and marks["end"]

@@ -48,14 +48,18 @@ from torch.utils.checkpoint import (
 
 ROOT = Path(__file__).resolve().parent.parent
 OutOfMemory = getattr(torch, "OutOfMemoryError", torch.cuda.OutOfMemoryError)
+
+
 # Newer torch warns that saved-tensor hooks around selective checkpointing will change meaning.
 # Where ``checkpoint`` takes the option, opt out of them explicitly: the SavedBytes hooks below
 # count selective's cache themselves, and must not see those tensors a second time.
-SELECTIVE_OPTIONS = (
-    {"respect_saved_tensors_hooks": False}
-    if "respect_saved_tensors_hooks" in inspect.signature(checkpoint).parameters
-    else {}
-)
+def hooks_option(checkpoint_fn: Callable[..., Any]) -> dict[str, bool]:
+    """``respect_saved_tensors_hooks=False`` where ``checkpoint_fn`` takes it, else nothing."""
+    takes = "respect_saved_tensors_hooks" in inspect.signature(checkpoint_fn).parameters
+    return {"respect_saved_tensors_hooks": False} if takes else {}
+
+
+SELECTIVE_OPTIONS = hooks_option(checkpoint)
 
 
 # --8<-- [start:block]

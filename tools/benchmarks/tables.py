@@ -186,7 +186,14 @@ def _summary_column(result: Results) -> list[str]:
     # On a CPU offload's copies are measured memory, which its prediction (device only) is not.
     compared = [r for r in rows if result.on_gpu or r["saved_on"] == "device"]
     ratios = [r["peak_bytes"] / r["predicted_peak_bytes"] for r in compared]
-    text = f"{min(ratios):.2f} to {max(ratios):.2f}" if ratios else "—"
+    a = result.data["model"]["boundary_bytes"]
+    gaps = [(r["peak_bytes"] - r["predicted_peak_bytes"]) / a for r in compared]
+    text = "—"
+    if ratios:
+        text = (
+            f"{min(ratios):.2f} to {max(ratios):.2f}; measured minus predicted: "
+            f"{min(gaps):.1f}a to {max(gaps):.1f}a"
+        )
     if ratios and not result.on_gpu:
         text += " (offload left out: on a CPU its copies stay in the measured memory)"
     cells.append(text)

@@ -340,7 +340,9 @@ def start_cpu_peak_memory() -> Callable[[], int]:
 
     The profiler's friendly event list drops most memory records (torch 2.13), so this reads
     the raw ones from ``kineto_results``, an undocumented attribute: a test pins it against a
-    known allocation, so an upgrade that moves it fails loudly instead of reporting 0.
+    known allocation, so an upgrade that moves it fails loudly instead of reporting 0. Frees of
+    blocks allocated before any profiler watched are not recorded: start it before the step
+    allocates what it measures (parameters and gradients, allocated earlier, are never freed).
     """
     profiler = profile(activities=[ProfilerActivity.CPU], profile_memory=True)
     profiler.start()

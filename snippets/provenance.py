@@ -117,3 +117,11 @@ def is_current(path: Path, root: Path) -> bool:
         return code_hash(root / code["entry"], root)["sha256"] == code["sha256"]
     except (OSError, ValueError, KeyError, TypeError):
         return False
+
+
+if __name__ == "__main__":
+    import torch
+
+    here = Path(__file__).resolve().parent
+    found = collect(torch.device("cpu"), here / "checkpointing.py", here.parent)
+    print(json.dumps(found, indent=2))  # what a CPU results file would record about this machine

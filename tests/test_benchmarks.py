@@ -41,6 +41,7 @@ from torch.autograd.graph import saved_tensors_hooks
 from torch.utils.checkpoint import checkpoint
 
 from tools import benchmarks
+from tools.benchmarks.formatting import fmt_bytes
 from tools.benchmarks.results import REGENERATE
 from tools.buildinfo import ROOT
 from tools.course_check import load_checked_course
@@ -544,6 +545,28 @@ def test_synthetic_h200_results_render(tmp_path: Path, sample: dict[str, Any]) -
     summary = _render(root, "summary")
     assert summary.index("NVIDIA H200") < summary.index(sample["provenance"]["device"]["name"])
     assert "(1 OOM)" in summary and "√L = 4.9" in summary
+
+
+def test_summary_follows_from_the_file(tmp_path: Path, sample: dict[str, Any]) -> None:
+    """Lowest memory is the lowest measured peak; a best segment count only when bracketed."""
+    root = _copy_snippets(tmp_path)
+    data = json.loads(json.dumps(sample))
+    rows = [r for r in data["rows"] if r["strategy"] in ("none", "segments")]
+    none = rows[0]
+    segments = rows[1:]
+    for i, row in enumerate(segments):  # peaks fall with the count: lowest at the largest tried
+        row["peak_bytes"] = none["peak_bytes"] // (2 + i)
+    data["rows"] = rows
+    _write(root, data)
+    summary = _render(root, "summary")
+    largest = segments[-1]
+    assert f"{fmt_bytes(largest['peak_bytes'])}: " in summary
+    assert f"not bracketed: lowest at {largest['segments']} segments, the largest" in summary
+    segments[1]["peak_bytes"] = 1000  # now a minimum inside the range tried
+    _write(root, data)
+    summary = _render(root, "summary")
+    assert f'<td class="num">{segments[1]["segments"]} segments (√L' in summary
+    assert "not bracketed" not in summary
 
 
 def test_stale_results_warn_and_strict_refuses(tmp_path: Path, sample: dict[str, Any]) -> None:

@@ -3,21 +3,37 @@
 #
 #   bash .ci/gpu-benchmarks.sh            # results + log in build/gpu/, and docs/benchmarks/ updated
 #   OUT=/some/dir bash .ci/gpu-benchmarks.sh
+#   BENCHMARK_RESULTS_DIR=/tmp/r bash .ci/gpu-benchmarks.sh   # the test writes there instead
 #
 # Runs only the gpu-marked test file (it imports torch, pytest, the standard library and
 # snippets/, never the course engine), then copies the results file(s) it wrote and the log
 # into "${OUT:-build/gpu}". Fails when CUDA is missing: a skipped run must not look like a result.
+# Installs nothing and never uses the network (the GPU machine has none): when torch or pytest
+# is missing it says what to install, and stops.
 # Commit docs/benchmarks/checkpointing-<gpu>.json unedited afterwards.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 out="${OUT:-build/gpu}"
 python="${PYTHON:-python3}"
-mkdir -p "$out"
+export BENCHMARK_RESULTS_DIR="${BENCHMARK_RESULTS_DIR:-docs/benchmarks}"
+mkdir -p "$out" "$BENCHMARK_RESULTS_DIR"
 log="$out/gpu-benchmarks.log"
 
-if ! "$python" -c 'import torch, pytest' >/dev/null 2>&1; then
-  echo "gpu-benchmarks: $python cannot import torch and pytest (set PYTHON=...)" | tee "$log" >&2
+# The same ranges as pyproject.toml; torch must be a CUDA build for this machine's driver.
+missing=() specs=()
+for pair in "torch:torch>=2.4,<3" "pytest:pytest>=8.3,<10"; do
+  if ! "$python" -c "import ${pair%%:*}" >/dev/null 2>&1; then
+    missing+=("${pair%%:*}") specs+=("'${pair#*:}'")
+  fi
+done
+if [ "${#missing[@]}" -gt 0 ]; then
+  {
+    echo "gpu-benchmarks: $python cannot import ${missing[*]}. This script installs nothing and"
+    echo "uses no network. Install into that Python, then run it again:"
+    echo "  $python -m pip install ${specs[*]}"
+    echo "(torch: a CUDA build that matches the driver), or set PYTHON= to a Python that has them."
+  } | tee "$log" >&2
   exit 1
 fi
 if ! "$python" -c 'import sys, torch; sys.exit(0 if torch.cuda.is_available() else 1)'; then
@@ -44,7 +60,7 @@ while IFS= read -r -d '' file; do
   cp "$file" "$out/"
   echo "gpu-benchmarks: $file -> $out/" | tee -a "$log"
   copied=$((copied + 1))
-done < <(find docs/benchmarks -maxdepth 1 -name '*.json' -newer "$marker" -print0)
+done < <(find "$BENCHMARK_RESULTS_DIR" -maxdepth 1 -name '*.json' -newer "$marker" -print0)
 
 if [ "$status" -eq 0 ] && [ "$copied" -eq 0 ]; then
   echo "gpu-benchmarks: the tests passed but wrote no results file" | tee -a "$log" >&2

@@ -20,10 +20,8 @@ from torch.profiler import ProfilerActivity, profile
 
 
 # --8<-- [start:meter]
-def peak_bytes(fn: Callable[[], object]) -> int:
-    """Largest number of bytes held at once while ``fn()`` ran, above what it started with."""
-    with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
-        fn()
+def profiled_peak(prof: profile) -> int:
+    """Largest running total of a finished profiler's CPU allocation (+) and free (-) records."""
     records = [
         event
         for event in prof.profiler.kineto_results.events()
@@ -34,6 +32,13 @@ def peak_bytes(fn: Callable[[], object]) -> int:
         held += event.nbytes()  # negative for a free
         peak = max(peak, held)
     return peak
+
+
+def peak_bytes(fn: Callable[[], object]) -> int:
+    """Largest number of bytes held at once while ``fn()`` ran, above what it started with."""
+    with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
+        fn()
+    return profiled_peak(prof)
 
 
 # --8<-- [end:meter]

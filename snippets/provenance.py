@@ -2,10 +2,8 @@
 
 A results file is only worth showing if a reader can tell what produced it: which device, which
 torch and CUDA, which commit, which shapes, and, above all, which version of the measuring code.
-``code_hash`` fingerprints a snippet together with the sibling modules it imports (transitively),
-so editing the harness *or a helper it uses* marks old results as stale. The site build
-(``tools/benchmarks/``) loads this same file to recompute the hash, so the two can never
-disagree about what "current" means.
+The code hash itself lives in ``codehash.py``, which the site build imports too, so the writer
+and the build can never disagree about what "current" means.
 
 Standard library only (plus torch for the device description): it must run on a GPU machine that
 has nothing but torch and pytest.
@@ -13,9 +11,7 @@ has nothing but torch and pytest.
 
 from __future__ import annotations
 
-import ast
 import datetime
-import hashlib
 import json
 import os
 import platform
@@ -23,52 +19,9 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-SCHEMA_VERSION = 1
+from codehash import code_hash
 
-
-def local_imports(path: Path) -> list[Path]:
-    """Sibling ``.py`` files that ``path`` imports, found by parsing (never by importing)."""
-    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-    names: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            names.update(alias.name.split(".")[0] for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            names.add(node.module.split(".")[0])
-    found = (path.parent / f"{name}.py" for name in sorted(names))
-    return [candidate for candidate in found if candidate.is_file()]
-
-
-def code_files(entry: Path) -> list[Path]:
-    """``entry`` and every local module it reaches through imports, in a stable order."""
-    seen: dict[Path, None] = {}
-    pending = [entry.resolve()]
-    while pending:
-        path = pending.pop()
-        if path in seen:
-            continue
-        seen[path] = None
-        pending.extend(p.resolve() for p in local_imports(path))
-    return sorted(seen)
-
-
-def code_hash(entry: Path, root: Path) -> dict[str, Any]:
-    """SHA-256 over the code files (paths relative to ``root``, line endings normalised).
-
-    Line endings are normalised so a Windows checkout (CRLF) does not look stale.
-    """
-    digest = hashlib.sha256()
-    names = []
-    for path in code_files(entry):
-        name = path.relative_to(root.resolve()).as_posix()
-        names.append(name)
-        digest.update(name.encode() + b"\0")
-        digest.update(path.read_bytes().replace(b"\r\n", b"\n") + b"\0")
-    return {
-        "entry": entry.resolve().relative_to(root.resolve()).as_posix(),
-        "files": names,
-        "sha256": digest.hexdigest(),
-    }
+SCHEMA_VERSION = 2  # the format, described in tools/benchmarks/results.schema.json
 
 
 def _git(root: Path, *args: str) -> str | None:
@@ -167,9 +120,8 @@ def is_current(path: Path, root: Path) -> bool:
 
 
 if __name__ == "__main__":
-    import sys
+    import torch
 
     here = Path(__file__).resolve().parent
-    entry = Path(sys.argv[1]) if len(sys.argv) > 1 else here / "checkpointing.py"
-    code = code_hash(entry, here.parent)
-    print(f"{code['sha256']}  {' + '.join(code['files'])}")
+    found = collect(torch.device("cpu"), here / "checkpointing.py", here.parent)
+    print(json.dumps(found, indent=2))  # what a CPU results file would record about this machine

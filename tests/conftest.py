@@ -37,7 +37,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption(
         "--regenerate",
         action="store_true",
-        help="rewrite the committed CPU benchmark results even when they are current",
+        help="write this run's CPU benchmark measurement to docs/benchmarks/ (a normal run never "
+        "rewrites a committed results file)",
     )
 
 

@@ -497,6 +497,10 @@ def test_the_real_course_imports_with_matching_counts(tmp_path):
         log = import_apkg(col, apkg)
         expected = len(course.cards) + len(course.questions)
         assert len(log.new) == expected and col.card_count() == expected
+        # The refuted seed cards carry their reality check into Anki, not only onto the page.
+        for search in ('"Memory kept at k=4*"', '"Largest-*rule for choosing checkpoints*"'):
+            card = find_card(col, search)
+            assert "Reality check:" in body(card.answer()), search
         assert len(import_apkg(col, apkg).new) == 0
     finally:
         col.close()

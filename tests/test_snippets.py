@@ -15,6 +15,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import checkpointing
 import cosine_buggy
 import cosine_fixed
 import pytest
@@ -161,18 +162,7 @@ def test_regression_test_is_a_real_pytest_test() -> None:
 def test_checkpointing_main_prints_a_deterministic_table() -> None:
     lines = run("python", "snippets/checkpointing.py").stdout.splitlines()
     body = [line.split()[0] for line in lines[3:]]
-    assert body == [
-        "none",
-        "groups",
-        "groups",
-        "groups",
-        "segments",
-        "segments",
-        "segments",
-        "segments",
-        "selective",
-        "offload",
-    ]
+    assert body == [s.name for s in checkpointing.CONFIGS["cpu"].strategies()]
     assert not any("DIFFER" in line for line in lines)
     assert not re.search(r"\bk\b", "\n".join(lines))  # parameters are always named
 
@@ -207,7 +197,13 @@ def test_named_sections_exist_and_are_short(name: str) -> None:
 def test_benchmark_code_imports_only_torch_and_the_standard_library() -> None:
     """The GPU runner has torch and pytest only."""
     local = {p.stem for p in SNIPPETS.glob("*.py")}
-    for name in ("checkpointing.py", "memory_model.py", "provenance.py"):
+    for name in (
+        "checkpointing.py",
+        "cpu_peak.py",
+        "memory_model.py",
+        "provenance.py",
+        "codehash.py",
+    ):
         tree = ast.parse((SNIPPETS / name).read_text(encoding="utf-8"))
         for node in ast.walk(tree):
             if isinstance(node, ast.Import):

@@ -15,12 +15,15 @@ from tools.parser import parse_course
 def load_checked_course(root: Path, *, strict_results: bool = False) -> Course:
     """Parse the course and add the problems of its embeds (missing or malformed results)."""
     course = parse_course(root)
+    reported: set[str] = set()  # a broken results file breaks every embed of it: say so once
     for page in course.pages:
         for embed in page.embeds:
             try:
                 benchmarks.render_embed(list(embed.args), root, strict=strict_results)
             except benchmarks.BenchmarkError as exc:
-                course.errors.append(CourseError(embed.location, str(exc)))
+                if str(exc) not in reported:
+                    reported.add(str(exc))
+                    course.errors.append(CourseError(embed.location, str(exc)))
     course.errors.sort(key=lambda error: error.location)
     return course
 

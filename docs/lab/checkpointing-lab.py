@@ -96,8 +96,9 @@ print(f"Textbook segments sqrt(L) = {L**0.5:.1f}; model optimum sqrt(c*L) = {(c 
 # ## 3. Measure every strategy
 #
 # `run_benchmark` builds the model, runs each strategy on the same input and records: bytes saved
-# for backward (counted with `saved_tensors_hooks`), peak memory (CUDA only), the median step and
-# forward times, and whether the gradients equal those without checkpointing.
+# for backward (counted with `saved_tensors_hooks`), peak memory (CUDA's counter, or on a CPU the
+# allocator's events recorded by `torch.profiler`), the median step and forward times, and
+# whether the gradients equal those without checkpointing.
 
 # %%
 results = checkpointing.run_benchmark(config, device)
@@ -119,7 +120,7 @@ def percent(value: float | None) -> str:
 
 
 def units(value: float | None) -> str:
-    """Bytes in units of a; blank where not measured (peak memory needs CUDA)."""
+    """Bytes in units of a; blank where not measured (an out-of-memory row)."""
     return "" if value is None else f"{value / a:.1f}"
 
 
@@ -127,7 +128,7 @@ header = (
     f"{'strategy':<10} {'parameter':<19} {'predicted':>9} {'saved':>7} {'peak':>6} "
     f"{'step ms':>8} {'overhead':>8} {'bound':>6}  gradients"
 )
-print("Memory in units of a (boundary tensors); peak only on CUDA")
+print("Memory in units of a (boundary tensors)")
 print(header)
 for row in rows:
     equal = {True: "equal", False: "DIFFER", None: "reference"}[row["grads_equal"]]

@@ -27,6 +27,7 @@ import warnings
 from collections.abc import Callable
 from pathlib import Path
 
+from snippets import memory_model
 from tools.benchmarks.errors import BenchmarkError, StaleResultsWarning
 from tools.benchmarks.formatting import esc
 from tools.benchmarks.planner import view_planner
@@ -37,7 +38,6 @@ from tools.benchmarks.results import (
     code_hash,
     load_results,
     results_files,
-    snippet_module,
 )
 from tools.benchmarks.tables import view_summary, view_table
 
@@ -90,7 +90,7 @@ def render_embed(args: list[str], root: Path, *, strict: bool) -> str:
         warnings.warn(f"{result.path}: {message}", StaleResultsWarning, stacklevel=2)
         notices.append(_stale_notice(result))
     if view == "planner":  # shows the model, no measurement: the tables carry the notices
-        return view_planner(results, snippet_module("memory_model", root))
+        return view_planner(results, memory_model)
     return "\n".join([*notices, _RENDERERS[view](results)])
 
 

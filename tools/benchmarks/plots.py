@@ -42,8 +42,7 @@ def view_plot_tradeoff(results: list[Results]) -> str:
     return "\n".join(_plot_tradeoff(r) for r in results)
 
 
-def _quantity(result: Results) -> str:
-    return "Peak memory above parameters" if result.on_gpu else "Bytes saved for backward"
+QUANTITY = "Peak memory above parameters"
 
 
 def _ok(rows: list[Row], strategy: str) -> list[Row]:
@@ -51,7 +50,7 @@ def _ok(rows: list[Row], strategy: str) -> list[Row]:
 
 
 def _plot_memory(result: Results) -> str:
-    key, pred_key, quantity = result.memory_key, result.predicted_key, _quantity(result)
+    key, pred_key, quantity = "peak_bytes", "predicted_peak_bytes", QUANTITY
     measured = {
         strategy: sorted(_ok(result.rows, strategy), key=lambda r, p=param: r[p])
         for strategy, param in _SWEPT.items()
@@ -103,7 +102,7 @@ def _memory_summary(
     result: Results, measured: dict[str, list[Row]], none: list[Row], quantity: str
 ) -> str:
     """The aria-label: what a sighted reader takes from the chart, in one sentence."""
-    key = result.memory_key
+    key = "peak_bytes"
     parts = [f"Line chart of {quantity} on {result.device['name']}."]
     if none:
         parts.append(f"Without checkpointing: {fmt_bytes(none[0][key])}.")
@@ -129,7 +128,7 @@ def _short(row: Row) -> str:
 
 
 def _plot_tradeoff(result: Results) -> str:
-    gpu, key, quantity = result.on_gpu, result.memory_key, _quantity(result)
+    gpu, key, quantity = result.on_gpu, "peak_bytes", QUANTITY
     rows = [
         r
         for r in result.rows
@@ -181,6 +180,11 @@ def _plot_tradeoff(result: Results) -> str:
         f"Trade-off: {esc(quantity.lower())} against median step time, one point per strategy, "
         f"on {esc(result.device['name'])}. The dotted vertical line marks one extra forward pass "
         "on top of a step without checkpointing, the bound for recomputing everything once."
-        + ("" if gpu else " CPU offload is not drawn: on a CPU run it moves nothing off-device.")
+        + (
+            ""
+            if gpu
+            else " CPU offload is not drawn: on a CPU the host is the device, so its "
+            "copies stay in the memory that is measured."
+        )
     )
     return figure(chart.svg(label, title), caption)

@@ -1,87 +1,90 @@
-"""The structure of a results file that the views rely on, checked before anything is drawn.
+"""Checking a results file against ``results.schema.json``, every problem at once, each with a line.
 
-A hand-edited or half-written file fails here with the file and the exact key named, instead of
-as a ``KeyError`` deep inside a plot.
+The format is written down once, as a JSON Schema beside this module: it is the document a
+GPU-results author reads, and the maintained ``jsonschema`` package checks it. This module only
+adds what a reader of the error needs: the file and line of each problem (JSON parsers keep no
+positions, so :func:`value_lines` walks the text once to find them), all problems in one message.
 """
 
 from __future__ import annotations
 
+import json
+import re
 from pathlib import Path
 from typing import Any
 
+from jsonschema import Draft202012Validator
+
 from tools.benchmarks.errors import BenchmarkError
 
-SCHEMA_VERSION = 1
+SCHEMA_FILE = Path(__file__).with_name("results.schema.json")
+_SPACE = re.compile(r"\s*")
+_DECODER = json.JSONDecoder()
 
-_ROW_KEYS = {
-    "strategy": str,
-    "status": str,
-    "saved_on": str,
-    "predicted_saved_bytes": (int, float),
-    "predicted_peak_bytes": (int, float),
-}
-_OPTIONAL_NUMBERS = (
-    "layers_per_group",
-    "segments",
-    "saved_bytes",
-    "peak_bytes",
-    "step_time_s",
-    "forward_time_s",
-    "overhead",
-    "overhead_bound",
-    "recomputed_fraction",
-)
+JsonPath = tuple[str | int, ...]
 
 
-def validate(data: Any, rel: Path, name: str) -> None:
-    """Check the structure the renderer relies on; errors name the file and the key."""
+# The schema is part of the engine's code: read once, when the module is imported.
+_VALIDATOR = Draft202012Validator(json.loads(SCHEMA_FILE.read_text(encoding="utf-8")))
 
-    def fail(message: str) -> None:
-        raise BenchmarkError(f"{rel}: malformed results file: {message}")
 
-    def need(obj: Any, key: str, kind: Any, where: str) -> Any:
-        if not isinstance(obj, dict) or key not in obj:
-            fail(f"missing key '{where}{key}'")
-        kinds = kind if isinstance(kind, tuple) else (kind,)
-        if not isinstance(obj[key], kinds) or (isinstance(obj[key], bool) and bool not in kinds):
-            fail(f"'{where}{key}' has the wrong type ({type(obj[key]).__name__})")
-        return obj[key]
+def validate(data: Any, text: str, rel: Path, name: str) -> None:
+    """Raise one :class:`BenchmarkError` listing every problem of the file, each as path:line."""
+    lines = value_lines(text)
+    problems = []
+    for error in _VALIDATOR.iter_errors(data):
+        path = tuple(error.absolute_path)
+        where = _dotted(path)
+        problems.append((_line(lines, path), f"{where + ': ' if where else ''}{error.message}"))
+    found = data.get("benchmark") if isinstance(data, dict) else None
+    if isinstance(found, str) and found != name:
+        problems.append((lines[("benchmark",)], f"benchmark: {found!r}, expected {name!r}"))
+    if problems:
+        listed = "\n".join(f"  {rel.as_posix()}:{line}: {msg}" for line, msg in sorted(problems))
+        count = f"{len(problems)} problem{'s' if len(problems) > 1 else ''}"
+        raise BenchmarkError(
+            f"{rel.as_posix()}: malformed results file ({count}; the format is "
+            f"tools/benchmarks/{SCHEMA_FILE.name}):\n{listed}"
+        )
 
-    if not isinstance(data, dict):
-        fail("expected a JSON object at the top level")
-    if need(data, "schema_version", int, "") != SCHEMA_VERSION:
-        fail(f"schema_version {data['schema_version']} is not {SCHEMA_VERSION}")
-    if need(data, "benchmark", str, "") != name:
-        fail(f"'benchmark' is {data['benchmark']!r}, expected {name!r}")
-    prov = need(data, "provenance", dict, "")
-    device = need(prov, "device", dict, "provenance.")
-    for key in ("type", "name", "slug"):
-        need(device, key, str, "provenance.device.")
-    for key in ("torch", "date"):
-        need(prov, key, str, "provenance.")
-    for key in ("cuda", "git_commit"):
-        need(prov, key, (str, type(None)), "provenance.")
-    code = need(prov, "code", dict, "provenance.")
-    need(code, "sha256", str, "provenance.code.")
-    need(code, "files", list, "provenance.code.")
-    config = need(data, "config", dict, "")
-    for key in ("layers", "batch", "tokens", "hidden"):
-        need(config, key, int, "config.")
-    need(config, "dtype", str, "config.")
-    model = need(data, "model", dict, "")
-    need(model, "boundary_bytes", int, "model.")
-    need(model, "activations_per_layer", (int, float), "model.")
-    rows = need(data, "rows", list, "")
-    if not rows:
-        fail("'rows' is empty")
-    for i, row in enumerate(rows):
-        where = f"rows[{i}]."
-        for key, kind in _ROW_KEYS.items():
-            need(row, key, kind, where)
-        for key in _OPTIONAL_NUMBERS:
-            need(row, key, (int, float, type(None)), where)
-        need(row, "grads_equal", (bool, type(None)), where)
-        if row["status"] not in ("ok", "oom"):
-            fail(f"'{where}status' is {row['status']!r}, expected 'ok' or 'oom'")
-        if row["status"] == "ok" and row["saved_bytes"] is None:
-            fail(f"'{where}saved_bytes' is missing for a measured row")
+
+def _dotted(path: JsonPath) -> str:
+    out = ""
+    for part in path:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+def _line(lines: dict[JsonPath, int], path: JsonPath) -> int:
+    """The line of the value at ``path``, or of its nearest enclosing value that exists."""
+    while path not in lines and path:
+        path = path[:-1]
+    return lines.get(path, 1)
+
+
+def value_lines(text: str) -> dict[JsonPath, int]:
+    """Line number of every value in an already valid JSON text, keyed by its path."""
+    found: dict[JsonPath, int] = {}
+
+    def value(i: int, path: JsonPath) -> int:
+        i = _SPACE.match(text, i).end()
+        found[path] = text.count("\n", 0, i) + 1
+        if text[i] not in "{[":
+            return _DECODER.raw_decode(text, i)[1]
+        closing, index = ("}" if text[i] == "{" else "]"), 0
+        i = _SPACE.match(text, i + 1).end()
+        while text[i] != closing:
+            if closing == "}":
+                key, i = _DECODER.raw_decode(text, i)
+                i = _SPACE.match(text, i).end() + 1  # past the ':'
+                i = value(i, (*path, key))
+            else:
+                i = value(i, (*path, index))
+                index += 1
+            i = _SPACE.match(text, i).end()
+            if text[i] == ",":
+                i = _SPACE.match(text, i + 1).end()
+        return i + 1
+
+    value(0, ())
+    return found

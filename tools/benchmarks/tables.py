@@ -22,12 +22,13 @@ from tools.benchmarks.formatting import (
 from tools.benchmarks.results import Results
 
 _SUMMARY_QUANTITIES = (
-    "Memory without checkpointing",
-    "Lowest memory measured",
+    "Peak without checkpointing",
+    "Lowest peak measured (checkpointing)",
     "Reduction",
     "Its step-time overhead / one-forward bound",
-    "Best segment count",
-    "Measured / predicted, all rows",
+    "Best segment count (lowest measured peak)",
+    "Measured / predicted peak",
+    "Overhead above its one-forward bound",
     "Gradients equal to no checkpointing",
 )
 
@@ -56,27 +57,27 @@ def view_summary(results: list[Results]) -> str:
 
 
 def _table(result: Results) -> str:
-    gpu = result.on_gpu
-    quantity = "peak" if gpu else "saved"
-    # The second memory quantity: saved bytes on a GPU; peak memory only where it was measured.
-    other_key: str | None = "saved_bytes" if gpu else "peak_bytes"
-    if not any(row.get(other_key) is not None for row in result.rows):
-        other_key = None
     head = [
         "Strategy",
-        f"Predicted {quantity}",
-        f"Measured {quantity}",
+        "Predicted peak",
+        "Measured peak",
         "Measured / predicted",
-        *(["Saved for backward" if gpu else "Peak memory"] if other_key else []),
+        "Saved for backward",
         "Step time",
         "Overhead / one-forward bound",
         "Gradients equal",
     ]
-    note = f"{esc(describe_shape(result))}. " + (
-        "Predicted and measured: peak memory above parameters and gradients."
-        if gpu
-        else "Predicted and measured: bytes saved for backward (a CPU has no peak-memory "
-        "counter; offload’s figure is host memory)."
+    note = (
+        f"{esc(describe_shape(result))}. Predicted and measured: peak memory above parameters and "
+        "gradients, recompute included"
+        + (
+            "."
+            if result.on_gpu
+            else " (a CPU has no peak counter: the harness adds up the allocator’s events "
+            "recorded by <code>torch.profiler</code>). On a CPU the host is the device: "
+            "offload’s copies stay in the measured memory, so its peak is no checkpointing’s, "
+            "not its predicted device peak."
+        )
     )
     lines = [
         '<div class="benchmark benchmark-table">',
@@ -87,14 +88,14 @@ def _table(result: Results) -> str:
         "<tbody>",
     ]
     for row in result.rows:
-        lines.append(_table_row(row, result, other_key))
+        lines.append(_table_row(row))
     lines += ["</tbody>", "</table>", _provenance_line(result), "</div>"]
     return "\n".join(lines)
 
 
-def _table_row(row: dict[str, Any], result: Results, other_key: str | None) -> str:
-    """One strategy; ``other_key`` is the second memory column, ``None`` when it is not shown."""
-    key, predicted = result.memory_key, row[result.predicted_key]
+def _table_row(row: dict[str, Any]) -> str:
+    """One strategy: predicted and measured peak, then what else was measured."""
+    predicted = row["predicted_peak_bytes"]
     parameter = describe_parameter(row)
     strategy = esc(strategy_name(row))
     if parameter != "—":
@@ -102,21 +103,16 @@ def _table_row(row: dict[str, Any], result: Results, other_key: str | None) -> s
     cells = [f'<th scope="row">{strategy}</th>', f'<td class="num">{fmt_bytes(predicted)}</td>']
     if row["status"] == "oom":
         cells.append(
-            f'<td class="num benchmark-oom" colspan="{5 + (other_key is not None)}">'
+            '<td class="num benchmark-oom" colspan="6">'
             "<strong>OOM</strong>: ran out of memory (a result, not a crash)</td>"
         )
         return '<tr class="benchmark-oom">' + "".join(cells) + "</tr>"
-    ratio = _ratio(row[key], predicted)
-    other = []
-    if other_key:
-        other_text = fmt_bytes(row[other_key])
-        if result.on_gpu and row["saved_on"] == "host":
-            other_text += " (host)"
-        other.append(f'<td class="num">{other_text}</td>')
+    ratio = _ratio(row["peak_bytes"], predicted)
+    saved = fmt_bytes(row["saved_bytes"]) + (" (host)" if row["saved_on"] == "host" else "")
     cells += [
-        f'<td class="num">{fmt_bytes(row[key])}</td>',
+        f'<td class="num">{fmt_bytes(row["peak_bytes"])}</td>',
         f'<td class="num">{"—" if ratio is None else f"{ratio:.2f}"}</td>',
-        *other,
+        f'<td class="num">{saved}</td>',
         f'<td class="num">{fmt_time(row["step_time_s"])}</td>',
         f'<td class="num">{_overhead_text(row)}</td>',
         f"<td>{_grads_text(row)}</td>",
@@ -146,7 +142,8 @@ def _grads_text(row: dict[str, Any]) -> str:
         return "reference"
     if row["grads_equal"] is None:
         return "—"
-    return "yes" if row["grads_equal"] else "<strong>NO: a bug</strong>"
+    verdict = "yes" if row["grads_equal"] else "<strong>NO: a bug</strong>"
+    return f"{verdict}<br><small>largest relative difference {row['grad_max_rel_diff']:.1e}</small>"
 
 
 def _provenance_line(result: Results) -> str:
@@ -172,38 +169,60 @@ def _provenance_line(result: Results) -> str:
 
 def _summary_column(result: Results) -> list[str]:
     """One device's cells, in the order of :data:`_SUMMARY_QUANTITIES`."""
-    key = result.memory_key
     rows = [r for r in result.rows if r["status"] == "ok"]
-    measured = "peak" if result.on_gpu else "saved for backward"
     none = next((r for r in rows if r["strategy"] == "none"), None)
-    candidates = [r for r in rows if r[key] is not None and r["saved_on"] == "device"]
-    best = min(candidates, key=lambda r: r[key]) if candidates else None
-    cells = [fmt_bytes(none[key]) + f" ({measured})" if none else "—"]
+    # Offload moves memory rather than recomputing it: it has its own row, not a "lowest" here.
+    candidates = [r for r in rows if r["saved_on"] == "device" and r["strategy"] != "none"]
+    best = min(candidates, key=lambda r: r["peak_bytes"]) if candidates else None
+    cells = [fmt_bytes(none["peak_bytes"]) if none else "—"]
     if best is not None:
-        cells.append(f"{fmt_bytes(best[key])}: {esc(strategy_label(best))}")
-        cells.append(f"{none[key] / best[key]:.1f}× less" if none and best[key] else "—")
+        cells.append(f"{fmt_bytes(best['peak_bytes'])}: {esc(strategy_label(best))}")
+        share = best["peak_bytes"] / none["peak_bytes"] if none else None
+        cells.append(f"{1 / share:.1f}× less ({share:.0%} of no checkpointing)" if share else "—")
         cells.append(_overhead_text(best) if best.get("overhead") is not None else "—")
     else:
         cells += ["—", "—", "—"]
-    segs = [r for r in rows if r["strategy"] == "segments"]
-    config, model = result.data["config"], result.data["model"]
-    layers, c = config["layers"], model["activations_per_layer"]
-    if segs:
-        best_seg = min(segs, key=lambda r: r[key])
-        cells.append(
-            f"{best_seg['segments']} segments (√L = {math.sqrt(layers):.1f}; √(c·L) = "
-            f"{math.sqrt(c * layers):.1f})"
+    cells.append(_best_segments(result, rows))
+    # On a CPU offload's copies are measured memory, which its prediction (device only) is not.
+    compared = [r for r in rows if result.on_gpu or r["saved_on"] == "device"]
+    ratios = [r["peak_bytes"] / r["predicted_peak_bytes"] for r in compared]
+    a = result.data["model"]["boundary_bytes"]
+    gaps = [(r["peak_bytes"] - r["predicted_peak_bytes"]) / a for r in compared]
+    text = "—"
+    if ratios:
+        text = (
+            f"{min(ratios):.2f} to {max(ratios):.2f}; measured minus predicted: "
+            f"{min(gaps):.1f}a to {max(gaps):.1f}a"
         )
-    else:
-        cells.append("—")
-    ratios = [_ratio(r[key], r[result.predicted_key]) for r in rows]
-    ratios = [x for x in ratios if x is not None]
-    cells.append(f"{min(ratios):.2f} to {max(ratios):.2f}" if ratios else "—")
+    if ratios and not result.on_gpu:
+        text += " (offload left out: on a CPU its copies stay in the measured memory)"
+    cells.append(text)
+    bounded = [r for r in rows if r.get("overhead_bound") is not None and r["strategy"] != "none"]
+    above = sum(1 for r in bounded if r["overhead"] > r["overhead_bound"])
+    cells.append(f"{above} of {len(bounded)} timed rows" if bounded else "—")
     compared = [r for r in rows if r["grads_equal"] is not None]
     equal = sum(1 for r in compared if r["grads_equal"])
     oom = sum(1 for r in result.rows if r["status"] == "oom")
     text = f"{equal} of {len(compared)} strategies"
+    if compared:
+        worst = max(r["grad_max_rel_diff"] for r in compared)
+        text += f"; largest relative difference {worst:.1e}"
     if oom:
         text += f" ({oom} OOM)"
     cells.append(text if compared else "—")
     return cells
+
+
+def _best_segments(result: Results, rows: list[dict[str, Any]]) -> str:
+    """A best count only when the measured minimum lies inside the counts tried."""
+    tried = sorted((r for r in rows if r["strategy"] == "segments"), key=lambda r: r["segments"])
+    if not tried:
+        return "—"
+    best = min(tried, key=lambda r: r["peak_bytes"])
+    layers = result.data["config"]["layers"]
+    c = result.data["model"]["activations_per_layer"]
+    model = f"√L = {math.sqrt(layers):.1f}; √(c·L) = {math.sqrt(c * layers):.1f}"
+    if len(tried) >= 3 and best is not tried[0] and best is not tried[-1]:
+        return f"{best['segments']} segments ({model})"
+    edge = "largest" if best is tried[-1] else "smallest"
+    return f"not bracketed: lowest at {best['segments']} segments, the {edge} count tried ({model})"

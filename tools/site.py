@@ -183,6 +183,11 @@ def _markdown(text: str, *, inline: bool) -> str:
     return _CODE_TAG.sub(r'<\1 dir="ltr"', render_markdown(text, target="site", inline=inline))
 
 
+def course_html(text: str, *, inline: bool) -> str:
+    """Course Markdown as the site's pages show it (the review page's data uses it too)."""
+    return _markdown(text, inline=inline)
+
+
 def _lang_attrs(lang: str) -> str:
     return f' lang="{lang}" dir="{"rtl" if lang == "ur" else "ltr"}"'
 

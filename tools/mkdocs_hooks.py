@@ -63,7 +63,9 @@ def on_files(files, config):
     files.append(File.generated(config, buildinfo.DECK_FILE, content=data))
     review_page = files.get_file_from_path(review.REVIEW_PAGE)
     if review_page is None:
-        raise PluginError(f"docs/{review.REVIEW_PAGE} is missing: the header's Review link needs it")
+        raise PluginError(
+            f"docs/{review.REVIEW_PAGE} is missing: the header's Review link needs it"
+        )
     for path, text in review.site_files(_course, review_page.url).items():
         files.append(File.generated(config, path, content=text))
     return files

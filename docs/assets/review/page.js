@@ -138,7 +138,9 @@
     root.textContent = "";
 
     // Filters and counts.
-    var lessonSelect = el("select", { id: uid("lesson") }, [el("option", { value: "", text: "All lessons" })]);
+    var lessonSelect = el("select", { id: uid("lesson") }, [
+      el("option", { value: "", text: "All lessons" }),
+    ]);
     index.lessons.forEach(function (lesson, i) {
       lessonSelect.appendChild(el("option", { value: String(i), text: lesson.title }));
     });
@@ -248,8 +250,12 @@
     function cardView(cur) {
       var data = cur.data;
       var titleId = uid("front");
+      // Interface text is English and runs left to right, also on an Urdu item: keys 1-4 then
+      // read in the order of the buttons.
       var meta = el("p", {
         class: "course-review-meta",
+        lang: "en",
+        dir: "ltr",
         text: lessonTitle(cur.item) + " · " + KINDS[cur.item.kind] + (cur.stored ? "" : " · new"),
       });
       var front = piece("div", "course-review-front", data.front);
@@ -268,7 +274,11 @@
       if (data.options) {
         var list = el("ol", { class: "course-review-options" });
         data.options.forEach(function (option, i) {
-          var button = el("button", { type: "button", class: "course-review-option", "aria-keyshortcuts": String(i + 1) }, [
+          var button = el("button", {
+            type: "button",
+            class: "course-review-option",
+            "aria-keyshortcuts": String(i + 1),
+          }, [
             el("kbd", { "aria-hidden": "true", text: String(i + 1) }),
             piece("span", "course-review-option-text", option),
           ]);
@@ -280,16 +290,28 @@
         });
         card.appendChild(list);
       }
-      var show = el("button", { type: "button", class: "md-button md-button--primary course-review-show", "aria-keyshortcuts": "Space Enter" }, [
+      var show = el("button", {
+        type: "button",
+        class: "md-button md-button--primary course-review-show",
+        "aria-keyshortcuts": "Space Enter",
+        lang: "en",
+        dir: "ltr",
+      }, [
         document.createTextNode("Show answer "),
         el("kbd", { "aria-hidden": "true", text: "Space" }),
       ]);
       show.addEventListener("click", reveal);
       var back = piece("div", "course-review-back", data.back);
       back.hidden = true;
-      var grades = el("div", { class: "course-review-grades", role: "group", "aria-label": "How well did you know it?" });
+      var grades = el("div", {
+        class: "course-review-grades",
+        role: "group",
+        "aria-label": "How well did you know it?",
+        lang: "en",
+        dir: "ltr",
+      });
       grades.hidden = true;
-      var source = el("p", { class: "course-review-source" }, [
+      var source = el("p", { class: "course-review-source", lang: "en", dir: "ltr" }, [
         el("a", { href: data.url, text: "Open in the course" }),
       ]);
       card.append(show, back, grades, source);
@@ -343,7 +365,8 @@
       announce(
         cur.chosen === null
           ? "Answer shown."
-          : (cur.chosen === cur.data.answer ? "Correct." : "Incorrect.") + " Grade: " + GRADES[chosenGrade - 1].name + "."
+          : (cur.chosen === cur.data.answer ? "Correct." : "Incorrect.") +
+              " Grade: " + GRADES[chosenGrade - 1].name + "."
       );
     }
 
@@ -395,7 +418,8 @@
       }
       if (event.defaultPrevented || event.ctrlKey || event.metaKey || event.altKey || !current) return;
       var target = event.target;
-      if (target.closest && target.closest("input, select, textarea, [contenteditable], .md-search, .md-header")) return;
+      var FIELDS = "input, select, textarea, [contenteditable], .md-search, .md-header";
+      if (target.closest && target.closest(FIELDS)) return;
       var onControl = target.closest && target.closest("button, a, summary");
       if (event.key === " " || event.key === "Enter") {
         if (onControl) return; // the focused control does its own job
@@ -442,7 +466,10 @@
     exportButton.addEventListener("click", function () {
       var now = Date.now();
       var blob = new Blob([store.serialize(state, now)], { type: "application/json" });
-      var link = el("a", { href: URL.createObjectURL(blob), download: "course-review-" + store.dayKey(now) + ".json" });
+      var link = el("a", {
+        href: URL.createObjectURL(blob),
+        download: "course-review-" + store.dayKey(now) + ".json",
+      });
       document.body.appendChild(link);
       link.click();
       link.remove();
@@ -490,7 +517,8 @@
     });
 
     resetButton.addEventListener("click", function () {
-      if (!window.confirm("Forget all review progress kept in this browser? Export it first to keep a copy.")) return;
+      var question = "Forget all review progress kept in this browser? Export it first to keep a copy.";
+      if (!window.confirm(question)) return;
       state = { settings: state.settings, cards: {} };
       persist();
       message.textContent = "";

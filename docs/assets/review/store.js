@@ -202,7 +202,10 @@
 
   var SVG_NS = "http://www.w3.org/2000/svg";
   // Two stacked cards, drawn as strokes: the front card and the edge of the one behind it.
-  var CARDS_ICON = ["M5 8h9a2 2 0 0 1 2 2v9a2 2 0 0 1-2 2H5a2 2 0 0 1-2-2v-9a2 2 0 0 1 2-2z", "M8 4h9a3 3 0 0 1 3 3v9"];
+  var CARDS_ICON = [
+    "M5 8h9a2 2 0 0 1 2 2v9a2 2 0 0 1-2 2H5a2 2 0 0 1-2-2v-9a2 2 0 0 1 2-2z",
+    "M8 4h9a3 3 0 0 1 3 3v9",
+  ];
 
   function reviewUrl(index) {
     var scope = window.__md_scope instanceof URL ? window.__md_scope : new URL(".", location.href);

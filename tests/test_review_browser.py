@@ -12,6 +12,7 @@ import re
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from conftest import collect_errors
 
 from tools.buildinfo import ROOT
 
@@ -495,9 +496,7 @@ def test_every_page_shows_the_due_count_in_its_header(open_site):
 def test_review_page_works_opened_from_disk(browser, built_site):
     context = browser.new_context()
     page = context.new_page()
-    errors: list[str] = []
-    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    errors = collect_errors(page)
     try:
         page.goto((built_site / HOME).as_uri())
         expect()(page.locator(".course-review-badge")).to_have_attribute("data-due", "20")

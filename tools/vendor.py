@@ -72,11 +72,11 @@ def verify(vendored: Vendored = TS_FSRS) -> dict:
     for name in vendored.files:
         path = vendored.folder / name
         if not path.is_file():
-            raise VendorError(f"{path.relative_to(ROOT)}: missing; run python3 -m tools vendor")
+            raise VendorError(f"{path}: missing; run python3 -m tools vendor")
         expected = record["files"][name]["sha256"]
         if _sha256(path.read_bytes()) != expected:
             raise VendorError(
-                f"{path.relative_to(ROOT)}: differs from {record['package']}@{record['version']} "
+                f"{path}: differs from {record['package']}@{record['version']} "
                 "as recorded in VENDOR.json; run python3 -m tools vendor to restore it"
             )
     return record

@@ -127,6 +127,14 @@ def chromium_path() -> str | None:
     return shutil.which("chromium") or shutil.which("chromium-browser")
 
 
+def collect_errors(page: Any) -> list[str]:
+    """A list that fills with ``page``'s console errors and uncaught exceptions as they happen."""
+    errors: list[str] = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    return errors
+
+
 @pytest.fixture(scope="session")
 def browser() -> Iterator[Any]:
     executable = chromium_path()

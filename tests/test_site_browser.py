@@ -17,6 +17,7 @@ from pathlib import Path
 from urllib.parse import urljoin
 
 import pytest
+from conftest import collect_errors
 
 from tools.buildinfo import ROOT
 
@@ -402,9 +403,7 @@ def test_site_opened_from_disk_navigates_and_runs_quizzes(browser, built_site):
     """A learner may open site/index.html without any server: pages, links and quizzes work."""
     context = browser.new_context()
     page = context.new_page()
-    errors: list[str] = []
-    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    errors = collect_errors(page)
     try:
         page.goto((built_site / "index.html").as_uri())
         page.locator(".md-nav__link", has_text="Gradient checkpointing").first.click()

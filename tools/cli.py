@@ -133,6 +133,18 @@ def cmd_build(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_vendor(args: argparse.Namespace) -> int:
+    from tools import vendor
+
+    try:
+        record = vendor.refresh(args.version)
+    except vendor.VendorError as exc:
+        print(f"vendor: {exc}", file=sys.stderr)
+        return 1
+    print(f"vendored {record['package']}@{record['version']} ({record['integrity']})")
+    return 0
+
+
 def cmd_serve(rest: list[str]) -> int:
     env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
     return subprocess.call([sys.executable, "-m", "mkdocs", "serve", *rest], cwd=ROOT, env=env)
@@ -175,6 +187,11 @@ def parser() -> argparse.ArgumentParser:
     p = sub.add_parser("deck", help="write only the Anki deck")
     p.add_argument("-o", "--output", default=str(ROOT / "build" / Path(buildinfo.DECK_FILE).name))
     p.set_defaults(func=cmd_deck)
+    p = sub.add_parser(
+        "vendor", help="refresh the vendored ts-fsrs from npm and check its integrity"
+    )
+    p.add_argument("--version", help="move the pin to this version (default: the recorded one)")
+    p.set_defaults(func=cmd_vendor)
     sub.add_parser("serve", help="live-reloading preview (arguments go to mkdocs serve)")
     sub.add_parser("test", help="run the test suite (arguments go to pytest)")
     return ap

@@ -2,7 +2,8 @@
 
 - ``on_config``: parse and check the whole course before MkDocs touches ``site/``; any problem
   stops the build with every ``path:line: message`` and nothing already built is lost.
-- ``on_files``: add the Anki deck to the site's files, for the download links.
+- ``on_files``: add the Anki deck to the site's files, for the download links, and the review
+  page's item data (:mod:`tools.review`).
 - ``on_page_markdown``: replace flashcards, quizzes and benchmark embeds by their HTML.
 - ``on_page_content``: turn the math that pymdownx.arithmatex marks into MathML (no JS, no network),
   and refuse a Markdown page whose content holds a script, a handler or a script address.
@@ -19,7 +20,7 @@ from mkdocs.structure.files import File
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # MkDocs loads hooks by path
 
-from tools import buildinfo, course_check, deck, offline, render, site
+from tools import buildinfo, course_check, deck, offline, render, review, site
 
 _course = None
 
@@ -72,4 +73,11 @@ def on_files(files, config):
         _course, site_url=config["site_url"] or "", timestamp=buildinfo.source_date_epoch()
     )
     files.append(File.generated(config, buildinfo.DECK_FILE, content=data))
+    review_page = files.get_file_from_path(review.REVIEW_PAGE)
+    if review_page is None:
+        raise PluginError(
+            f"docs/{review.REVIEW_PAGE} is missing: the header's Review link needs it"
+        )
+    for path, text in review.site_files(_course, review_page.url).items():
+        files.append(File.generated(config, path, content=text))
     return files

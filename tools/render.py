@@ -157,8 +157,12 @@ def _highlight(code: str, language: str) -> str:
 
 
 def _href(url: str, env: dict[str, Any]) -> str:
-    """A link or image address as the target needs it (``.md`` -> page URL; absolute in Anki)."""
-    if env.get("target") == "anki":
+    """A link or image address as the target needs it (``.md`` -> page URL).
+
+    With a ``site_url`` (Anki: the published site; the review page: ``./``, the site root) a
+    relative address is resolved against the item's own page, so it works away from that page.
+    """
+    if env.get("target") == "anki" or env.get("site_url"):
         return links.absolute_href(url, env.get("page", ""), env.get("site_url", ""))
     return links.site_href(url, env.get("page", ""))
 

@@ -156,13 +156,21 @@ def _flush_left(html: str) -> list[str]:
 # --- rendering course text --------------------------------------------------------------------
 
 
-def _markdown(text: str, *, inline: bool, page: str) -> str:
+def _markdown(text: str, *, inline: bool, page: str, site_url: str = "") -> str:
     """Course Markdown to safe HTML; code stays left-to-right inside right-to-left text.
 
     ``page`` (the docs path of the page) resolves relative links, as MkDocs would.
     """
-    html = render_markdown(text, target="site", inline=inline, page=page)
+    html = render_markdown(text, target="site", inline=inline, page=page, site_url=site_url)
     return _CODE_TAG.sub(r'<\1 dir="ltr"', html)
+
+
+def course_html(text: str, *, inline: bool, page: str) -> str:
+    """Course Markdown of page ``page`` as shown away from it, on a page at the site root.
+
+    The review page uses it: its links are resolved against the item's own page.
+    """
+    return _markdown(text, inline=inline, page=page, site_url="./")
 
 
 def _lang_attrs(lang: str) -> str:

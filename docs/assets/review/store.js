@@ -1,0 +1,321 @@
+/*
+ * Review progress, the due queue and the header's due count: loaded on every page.
+ *
+ * Progress is one JSON object in localStorage, keyed by the Anki notes' GUIDs (the list comes
+ * from assets/review/index.js, generated from the deck's own item list). Each entry is the FSRS
+ * card ts-fsrs returned at the last review plus a log of [time, grade] pairs. The queue is worked
+ * out here and not stored: due items first (earliest first), then new items in course order, as
+ * many as the daily limit still allows. An item is "new today" when its first review falls in
+ * today; a day starts at 4 a.m. local time, as in Anki. Entries whose GUID the course no longer
+ * has are kept (the item may come back) but never counted or shown.
+ *
+ * The review page itself (assets/review/page.js) and its heavier scripts (ts-fsrs, the items'
+ * HTML) load only where the page's container is, in order, by <script> tags: that works from
+ * file:// too, where fetch() of local files is refused. Material's instant navigation re-runs
+ * init through document$, so everything here is idempotent.
+ */
+(function () {
+  "use strict";
+
+  var STORAGE_KEY = "course-review:v1";
+  var FORMAT = "contributing-to-open-source-ml/review-progress";
+  var VERSION = 1;
+  var DEFAULT_NEW_PER_DAY = 20;
+  var DAY_START_HOURS = 4;
+  var HOUR = 3600 * 1000;
+
+  // --- state ----------------------------------------------------------------------------------
+
+  function emptyState() {
+    return { settings: { newPerDay: DEFAULT_NEW_PER_DAY }, cards: {} };
+  }
+
+  function isDate(value) {
+    return typeof value === "string" && !isNaN(Date.parse(value));
+  }
+
+  function isCount(value) {
+    return typeof value === "number" && isFinite(value) && value >= 0;
+  }
+
+  var CARD_NUMBERS = [
+    "stability",
+    "difficulty",
+    "elapsed_days",
+    "scheduled_days",
+    "learning_steps",
+    "reps",
+    "lapses",
+  ];
+
+  // Why a stored card is unusable, or "" when it is fine.
+  function cardProblem(card) {
+    if (!card || typeof card !== "object" || Array.isArray(card)) return "is not an object";
+    if (!isDate(card.due)) return "has no valid due date";
+    if (card.last_review != null && !isDate(card.last_review)) return "has an invalid last_review";
+    for (var i = 0; i < CARD_NUMBERS.length; i += 1) {
+      if (!isCount(card[CARD_NUMBERS[i]])) return "has an invalid " + CARD_NUMBERS[i];
+    }
+    if ([0, 1, 2, 3].indexOf(card.state) < 0) return "has an invalid state";
+    if (!Array.isArray(card.log)) return "has no review log";
+    for (var j = 0; j < card.log.length; j += 1) {
+      var entry = card.log[j];
+      if (!Array.isArray(entry) || !isDate(entry[0]) || [1, 2, 3, 4].indexOf(entry[1]) < 0) {
+        return "has an invalid review log entry";
+      }
+    }
+    return "";
+  }
+
+  // A progress object from its JSON text (storage or an exported file); throws an Error whose
+  // message says, in plain words, what is wrong with it.
+  function parse(text) {
+    var data;
+    try {
+      data = JSON.parse(text);
+    } catch (error) {
+      throw new Error("it is not a JSON file (" + error.message + ")");
+    }
+    if (!data || typeof data !== "object" || data.format !== FORMAT) {
+      throw new Error("it is not review progress exported from this course");
+    }
+    if (data.version !== VERSION) {
+      throw new Error("it has format version " + data.version + "; this page reads version " + VERSION);
+    }
+    var settings = data.settings || {};
+    var perDay = settings.newPerDay;
+    if (!(isCount(perDay) && Math.floor(perDay) === perDay)) {
+      throw new Error("its daily limit of new items is not a whole number");
+    }
+    if (!data.cards || typeof data.cards !== "object" || Array.isArray(data.cards)) {
+      throw new Error("it has no cards");
+    }
+    var guids = Object.keys(data.cards);
+    for (var i = 0; i < guids.length; i += 1) {
+      var problem = cardProblem(data.cards[guids[i]]);
+      if (problem) throw new Error("the item " + JSON.stringify(guids[i]) + " " + problem);
+    }
+    return { settings: { newPerDay: perDay }, cards: data.cards };
+  }
+
+  function serialize(state, now) {
+    return JSON.stringify(
+      {
+        format: FORMAT,
+        version: VERSION,
+        saved: new Date(now).toISOString(),
+        settings: state.settings,
+        cards: state.cards,
+      },
+      null,
+      1
+    );
+  }
+
+  // The stored progress; a missing, blocked or damaged store reads as no progress.
+  function load() {
+    try {
+      var text = window.localStorage.getItem(STORAGE_KEY);
+      return text ? parse(text) : emptyState();
+    } catch (error) {
+      return emptyState();
+    }
+  }
+
+  // False when the browser refuses to store (private mode, storage full).
+  function save(state) {
+    try {
+      window.localStorage.setItem(STORAGE_KEY, serialize(state, Date.now()));
+      return true;
+    } catch (error) {
+      return false;
+    }
+  }
+
+  // --- the queue ------------------------------------------------------------------------------
+
+  // The review day a moment falls in, as "YYYY-MM-DD" (local time, starting at 4 a.m.).
+  function dayKey(ms) {
+    var d = new Date(ms - DAY_START_HOURS * HOUR);
+    var pad = function (n) {
+      return (n < 10 ? "0" : "") + n;
+    };
+    return d.getFullYear() + "-" + pad(d.getMonth() + 1) + "-" + pad(d.getDate());
+  }
+
+  // Items of the generated index as objects, in course order (cached per index object).
+  var itemsCache = { index: null, items: [] };
+  function items(index) {
+    if (!index) return [];
+    if (itemsCache.index !== index) {
+      itemsCache = {
+        index: index,
+        items: index.items.map(function (row, order) {
+          return { guid: row[0], lesson: row[1], kind: row[2], order: order };
+        }),
+      };
+    }
+    return itemsCache.items;
+  }
+
+  function newToday(all, state, today) {
+    var count = 0;
+    for (var i = 0; i < all.length; i += 1) {
+      var card = state.cards[all[i].guid];
+      if (card && card.log.length && dayKey(Date.parse(card.log[0][0])) === today) count += 1;
+    }
+    return count;
+  }
+
+  // What to review now: {items, due, fresh, next}. ``filter`` ({lesson, kind}, either null)
+  // narrows the items shown; the daily limit of new items counts every lesson.
+  function queue(index, state, now, filter) {
+    var all = items(index);
+    var lesson = filter && filter.lesson != null ? filter.lesson : null;
+    var kind = filter && filter.kind ? filter.kind : null;
+    var left = Math.max(0, state.settings.newPerDay - newToday(all, state, dayKey(now)));
+    var due = [];
+    var fresh = [];
+    var next = null;
+    for (var i = 0; i < all.length; i += 1) {
+      var item = all[i];
+      if ((lesson !== null && item.lesson !== lesson) || (kind && item.kind !== kind)) continue;
+      var card = state.cards[item.guid];
+      if (!card) {
+        if (fresh.length < left) fresh.push(item);
+        continue;
+      }
+      var at = Date.parse(card.due);
+      if (at <= now) due.push({ item: item, at: at });
+      else if (next === null || at < next) next = at;
+    }
+    due.sort(function (a, b) {
+      return a.at - b.at || a.item.order - b.item.order;
+    });
+    var dueItems = due.map(function (entry) {
+      return entry.item;
+    });
+    return { items: dueItems.concat(fresh), due: dueItems.length, fresh: fresh.length, next: next };
+  }
+
+  // --- the header's count ---------------------------------------------------------------------
+
+  var SVG_NS = "http://www.w3.org/2000/svg";
+  // Two stacked cards, drawn as strokes: the front card and the edge of the one behind it.
+  var CARDS_ICON = [
+    "M5 8h9a2 2 0 0 1 2 2v9a2 2 0 0 1-2 2H5a2 2 0 0 1-2-2v-9a2 2 0 0 1 2-2z",
+    "M8 4h9a3 3 0 0 1 3 3v9",
+  ];
+
+  function reviewUrl(index) {
+    var scope = window.__md_scope instanceof URL ? window.__md_scope : new URL(".", location.href);
+    return new URL(index.page, scope).href;
+  }
+
+  function updateBadge() {
+    var index = window.CourseReviewIndex;
+    var header = document.querySelector(".md-header__inner");
+    if (!index || !header) return;
+    var badge = header.querySelector(".course-review-badge");
+    if (!badge) {
+      badge = document.createElement("a");
+      badge.className = "course-review-badge";
+      var svg = document.createElementNS(SVG_NS, "svg");
+      svg.setAttribute("viewBox", "0 0 24 24");
+      svg.setAttribute("aria-hidden", "true");
+      svg.setAttribute("focusable", "false");
+      CARDS_ICON.forEach(function (d) {
+        var path = document.createElementNS(SVG_NS, "path");
+        path.setAttribute("d", d);
+        svg.appendChild(path);
+      });
+      var label = document.createElement("span");
+      label.className = "course-review-badge-label";
+      label.textContent = "Review";
+      var count = document.createElement("span");
+      count.className = "course-review-badge-count";
+      badge.append(svg, label, count);
+      var before = header.querySelector("label[for='__search'], .md-header__source");
+      header.insertBefore(badge, before);
+    }
+    var href = reviewUrl(index);
+    badge.href = href;
+    if (href.split("#")[0] === location.href.split("#")[0]) badge.setAttribute("aria-current", "page");
+    else badge.removeAttribute("aria-current");
+    var due = queue(index, load(), Date.now(), null).items.length;
+    badge.querySelector(".course-review-badge-count").textContent = String(due);
+    badge.setAttribute("data-due", String(due));
+    badge.setAttribute("aria-label", "Review, " + due + " due");
+    badge.title = due + (due === 1 ? " item" : " items") + " due for review";
+  }
+
+  // --- the review page: load its scripts in order, then mount it -------------------------------
+
+  function loadScript(src) {
+    return new Promise(function (resolve, reject) {
+      var script = document.createElement("script");
+      script.src = src;
+      script.async = false;
+      script.onload = resolve;
+      script.onerror = function () {
+        reject(new Error("could not load " + src));
+      };
+      document.body.appendChild(script);
+    });
+  }
+
+  function mountReviewPage() {
+    var root = document.getElementById("course-review");
+    if (!root || root.hasAttribute("data-state")) return;
+    root.setAttribute("data-state", "loading");
+    var needed = [
+      ["FSRS", root.getAttribute("data-fsrs")],
+      ["CourseReviewContent", root.getAttribute("data-content")],
+      ["CourseReviewPage", root.getAttribute("data-ui")],
+    ];
+    needed
+      .reduce(function (ready, pair) {
+        return ready.then(function () {
+          return window[pair[0]] ? null : loadScript(pair[1]);
+        });
+      }, Promise.resolve())
+      .then(function () {
+        window.CourseReviewPage.mount(root);
+      })
+      .catch(function (error) {
+        root.setAttribute("data-state", "failed");
+        var message = document.createElement("p");
+        message.setAttribute("role", "alert");
+        message.textContent = "The review page could not start: " + error.message + ".";
+        root.appendChild(message);
+      });
+  }
+
+  window.CourseReview = {
+    FORMAT: FORMAT,
+    DEFAULT_NEW_PER_DAY: DEFAULT_NEW_PER_DAY,
+    emptyState: emptyState,
+    parse: parse,
+    serialize: serialize,
+    load: load,
+    save: save,
+    dayKey: dayKey,
+    queue: queue,
+    updateBadge: updateBadge,
+  };
+
+  function init() {
+    updateBadge();
+    mountReviewPage();
+  }
+
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", init);
+  else init();
+  if (typeof window.document$ !== "undefined" && typeof window.document$.subscribe === "function") {
+    window.document$.subscribe(init);
+  }
+  // Another tab reviewed or imported: its count is this tab's count too.
+  window.addEventListener("storage", function (event) {
+    if (event.key === STORAGE_KEY || event.key === null) updateBadge();
+  });
+})();

@@ -1,0 +1,87 @@
+"""The data behind the site's review page: every note of the Anki deck, as the site renders it.
+
+The review page schedules the same items as the deck, so it takes them from the deck's own list
+(:func:`tools.deck.note_items`) and keys them by the deck's GUIDs. A learner's progress, stored
+in the browser under those GUIDs, therefore follows an item exactly as Anki's history follows a
+note: an edited answer keeps it, a removed item leaves an entry the page ignores. GUIDs are never
+computed here; the deck module is their one source.
+
+Two generated scripts, because ``fetch()`` of a local file fails when the site is opened from
+``file://`` while ``<script src>`` works everywhere:
+
+- ``assets/review/index.js`` (every page, small): each item's GUID, lesson and kind, enough for
+  the header's due count and for the review page's queue and filters;
+- ``assets/review/content.js`` (the review page only): each item's front and back as HTML from
+  the site renderer (:func:`tools.site.course_html`: escaped course text, MathML, ``dir`` on
+  code), with the language of every piece so Urdu is right-to-left in Nastaliq.
+"""
+
+from __future__ import annotations
+
+import json
+
+from tools import deck, links
+from tools.model import Card, Course, script_lang
+from tools.site import course_html
+
+REVIEW_PAGE = "review.md"
+INDEX_FILE = "assets/review/index.js"
+CONTENT_FILE = "assets/review/content.js"
+
+
+def _piece(text: str, page: str, *, inline: bool = True) -> list[str]:
+    """``[html, lang]`` for one piece of course text written on page ``page``."""
+    return [course_html(text, inline=inline, page=page), script_lang(text)]
+
+
+def review_data(course: Course, page_url: str) -> tuple[dict, dict]:
+    """``(index, content)``: what the two generated scripts hold, in the deck's reading order.
+
+    ``page_url`` is the review page's address relative to the site root (MkDocs names it).
+    """
+    lessons: list[dict[str, str]] = []
+    lesson_of: dict[str, int] = {}
+    items: list[list] = []
+    content: dict[str, dict] = {}
+    for entry in deck.note_items(course):
+        page, item = entry.page, entry.item
+        if page.docs_path not in lesson_of:
+            lesson_of[page.docs_path] = len(lessons)
+            lessons.append({"path": page.docs_path, "title": page.title})
+        kind = "flashcard" if isinstance(item, Card) else "quiz"
+        items.append([entry.guid, lesson_of[page.docs_path], kind])
+        shown = {
+            "lang": item.lang,
+            # "./" keeps the deck's page address relative: the review page sits at the site root.
+            "url": f"{links.page_url('./', page.docs_path)}#{item.anchor}",
+        }
+        if isinstance(item, Card):
+            shown |= {
+                "front": _piece(item.front, page.docs_path),
+                "back": _piece(item.back, page.docs_path),
+            }
+        else:
+            shown |= {
+                "front": _piece(item.prompt, page.docs_path),
+                "options": [_piece(option.text, page.docs_path) for option in item.options],
+                "answer": item.answer,
+                "back": _piece(item.explanation, page.docs_path, inline=False),
+            }
+        content[entry.guid] = shown
+    return {"page": page_url, "lessons": lessons, "items": items}, content
+
+
+def site_files(course: Course, page_url: str) -> dict[str, str]:
+    """Generated file path (relative to the site) -> its text."""
+    index, content = review_data(course, page_url)
+    return {
+        INDEX_FILE: _script("CourseReviewIndex", index),
+        CONTENT_FILE: _script("CourseReviewContent", content),
+    }
+
+
+def _script(name: str, value: object) -> str:
+    # UTF-8, not \\u escapes: Urdu text is a third of the size. The pages declare UTF-8, which
+    # classic scripts inherit, from a server or from disk.
+    data = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return f"window.{name}={data};\n"

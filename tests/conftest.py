@@ -109,6 +109,14 @@ def site_url(built_site: Path) -> Iterator[str]:
 COURSE_FILES = ("docs", "snippets", "tools", "deck", "overrides", "mkdocs.yml", "pyproject.toml")
 
 
+def with_course_settings(root: Path) -> Path:
+    """Give a made-up course in ``root`` this course's settings (``mkdocs.yml``: deck name, GUID
+    namespace, ...), so its notes get the GUIDs this course's notes would."""
+    root.mkdir(parents=True, exist_ok=True)
+    shutil.copy2(ROOT / "mkdocs.yml", root / "mkdocs.yml")
+    return root
+
+
 def copy_course(dest: Path) -> Path:
     """Copy the course sources (and the notebook cache, to save a run) into ``dest``."""
     for name in (*COURSE_FILES, ".cache"):

@@ -25,9 +25,15 @@ pytestmark = pytest.mark.anki
 pytest.importorskip("genanki", reason="the course engine's dependencies are not installed")
 anki_collection = pytest.importorskip("anki.collection", reason="the anki package is not installed")
 
-from tools import deck  # noqa: E402
-from tools.buildinfo import DECK_NAME, ROOT  # noqa: E402
+from conftest import with_course_settings  # noqa: E402
+
+from tools import course_config, deck, note_dates  # noqa: E402
+from tools.buildinfo import ROOT  # noqa: E402
 from tools.parser import parse_course  # noqa: E402
+
+CONFIG = course_config.load(ROOT)
+DECK_NAME = CONFIG.deck_name
+NAMESPACE = CONFIG.guid_namespace
 
 Collection = anki_collection.Collection
 ImportAnkiPackageRequest = anki_collection.ImportAnkiPackageRequest
@@ -116,13 +122,14 @@ def git(root: Path, *args: str, when: int | None = None) -> None:
 
 
 def make_course(root: Path, files: dict[str, str] = FILES, *, commit_at: int | None = T1) -> Path:
+    with_course_settings(root)
     for name, text in files.items():
         path = root / "docs" / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, "utf-8")
     if commit_at is not None:
         git(root, "init", "-q")
-        git(root, "add", "docs")
+        git(root, "add", "docs", "mkdocs.yml")
         git(root, "commit", "-q", "-m", "course", when=commit_at)
     return root
 
@@ -200,10 +207,11 @@ def test_deck_ids_in_the_package_are_fixed(imported):
     (decks_json,) = conn.execute("SELECT decks FROM col").fetchone()
     conn.close()
     ids = {d["name"]: d["id"] for d in json.loads(decks_json).values()}
-    assert ids[DECK_NAME] == deck.deck_id("")
-    assert ids[f"{DECK_NAME}::01 Finding work"] == deck.deck_id("page:" + FILES_LESSON)
-    assert ids[f"{DECK_NAME}::Quiz: Checkpointing"] == deck.deck_id("quiz:ckpt-en")
-    assert (deck.deck_id(""), deck.deck_id("quiz:ckpt-en")) == (1_951_619_466, 1_922_781_832)
+    assert ids[DECK_NAME] == deck.deck_id("", NAMESPACE)
+    assert ids[f"{DECK_NAME}::01 Finding work"] == deck.deck_id("page:" + FILES_LESSON, NAMESPACE)
+    assert ids[f"{DECK_NAME}::Quiz: Checkpointing"] == deck.deck_id("quiz:ckpt-en", NAMESPACE)
+    pinned = (deck.deck_id("", NAMESPACE), deck.deck_id("quiz:ckpt-en", NAMESPACE))
+    assert pinned == (1_951_619_466, 1_922_781_832)
 
 
 def test_note_type_ids_and_fields_are_pinned(imported):
@@ -217,7 +225,7 @@ def test_note_type_ids_and_fields_are_pinned(imported):
         notetype = col.models.get(model_id)
         assert notetype is not None, model_id
         assert [field["name"] for field in notetype["flds"]] == fields
-    assert tuple(pinned) == (deck.BASIC_MODEL_ID, deck.CHOICE_MODEL_ID)
+    assert tuple(pinned) == (CONFIG.note_type_ids["basic"], CONFIG.note_type_ids["choice"])
 
 
 def test_flashcard_question_and_answer_html(imported):
@@ -426,16 +434,17 @@ def test_note_times_come_from_the_last_commit_that_changed_them(tmp_path):
     lesson.write_text(lesson.read_text("utf-8").replace("25% of", "a quarter of"))
     git(root, "commit", "-q", "-am", "edit", when=T2)
     items = list(deck.note_items(parse_course(root)))
-    times = deck.note_times(items, root=root, timestamp=T2 + 50)
+    times = note_dates.note_times(items, root=root, timestamp=T2 + 50)
     edited = [i.guid for i in items if getattr(i.item, "back", "").startswith("a quarter")]
     assert [times[guid] for guid in edited] == [T2]
     assert sorted(set(times.values())) == [T1, T2]
     # capped at the build time
-    assert set(deck.note_times(items, root=root, timestamp=T1 - 5).values()) == {T1 - 5}
+    assert set(note_dates.note_times(items, root=root, timestamp=T1 - 5).values()) == {T1 - 5}
     # an uncommitted edit is dated when the build runs, so Anki takes it (HEAD's time would not)
     lesson.write_text(lesson.read_text("utf-8").replace("a quarter of", "one fourth of"))
     before = int(time.time())
-    dirty = deck.note_times(list(deck.note_items(parse_course(root))), root=root, timestamp=T2 + 50)
+    items = list(deck.note_items(parse_course(root)))
+    dirty = note_dates.note_times(items, root=root, timestamp=T2 + 50)
     assert sorted(dirty.values())[:-1] == sorted(times.values())[:-1]
     assert max(dirty.values()) >= before > T2 + 50
 
@@ -443,7 +452,7 @@ def test_note_times_come_from_the_last_commit_that_changed_them(tmp_path):
 def test_without_git_every_note_has_the_build_time(tmp_path):
     root = make_course(tmp_path, commit_at=None)
     items = list(deck.note_items(parse_course(root)))
-    assert set(deck.note_times(items, root=root, timestamp=T2).values()) == {T2}
+    assert set(note_dates.note_times(items, root=root, timestamp=T2).values()) == {T2}
 
 
 def test_same_commit_gives_a_byte_identical_deck(tmp_path):
@@ -530,4 +539,4 @@ def test_lesson_deck_names(title, expected):
     from tools.model import Page
 
     page = Page(path="docs/lessons/01-x.md", docs_path="lessons/01-x.md", title=title)
-    assert deck.lesson_deck_name(page) == f"{DECK_NAME}::{expected}"
+    assert deck.lesson_deck_name(page, DECK_NAME) == f"{DECK_NAME}::{expected}"

@@ -6,6 +6,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from conftest import with_course_settings
 
 pytest.importorskip("markdown_it", reason="the course engine's dependencies are not installed")
 
@@ -225,7 +226,7 @@ def test_separator_inside_a_quiz_option_is_not_a_card():
 @pytest.mark.parametrize(
     ("old", "new", "expected"),
     [
-        ("lang=en", "lang=fr", [f"{PATH}:5: unknown language 'fr' (known: en, ur)"]),
+        ("lang=en", "lang=fr", [f"{PATH}:5: unknown language 'fr' (this course has: en, ur)"]),
         ("id=q1 ", "", [f"{PATH}:5: a quiz needs an id (::: quiz id=some-name)"]),
         ('title="My quiz"', "colour=red", [f"{PATH}:5: unknown quiz attribute(s): colour"]),
         (
@@ -284,7 +285,7 @@ def test_bad_quizzes(old, new, expected):
 def test_all_quiz_errors_in_one_run():
     text = GOOD_QUIZ.replace("lang=en", "lang=de").replace("   - [X] b\n", "   - [ ] b\n")
     assert messages(text) == [
-        f"{PATH}:5: unknown language 'de' (known: en, ur)",
+        f"{PATH}:5: unknown language 'de' (this course has: en, ur)",
         f"{PATH}:14: a single-choice question needs exactly one [x] option, found 0",
     ]
 
@@ -302,6 +303,7 @@ def test_line_numbers_ignore_unicode_line_separators():
 
 
 def write(root: Path, files: dict[str, str]) -> Path:
+    with_course_settings(root)
     for name, text in files.items():
         path = root / "docs" / name
         path.parent.mkdir(parents=True, exist_ok=True)

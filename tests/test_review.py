@@ -19,7 +19,7 @@ import pytest
 
 pytest.importorskip("genanki", reason="the course engine's dependencies are not installed")
 
-from tools import deck, review, vendor
+from tools import course_config, deck, review, vendor
 from tools.buildinfo import ROOT
 from tools.model import Course
 from tools.parser import parse_course, parse_page
@@ -50,7 +50,7 @@ def _deck_notes(course: Course) -> dict[str, str]:
 def _course(text: str) -> Course:
     page, errors = parse_page("docs/lessons/01-lesson.md", "lessons/01-lesson.md", text)
     assert not errors
-    return Course(pages=[page], errors=[])
+    return Course(pages=[page], errors=[], config=course_config.load(ROOT))
 
 
 def test_review_items_are_the_deck_notes_under_the_same_guids():

@@ -1,4 +1,4 @@
-"""The HTML that tools/site.py puts on the pages, checked without a browser (fast).
+"""The HTML that tools/site_pages.py puts on the pages, checked without a browser (fast).
 
 Each test writes a small page into a temporary course root, parses it with the real parser,
 renders it, and reads the result back with an HTML parser, so structure (not string layout) is
@@ -18,7 +18,7 @@ import pytest
 
 pytest.importorskip("markdown_it", reason="the course engine's dependencies are not installed")
 
-from tools import site
+from tools import site_pages as site
 from tools.buildinfo import ROOT
 from tools.model import Embed, Location
 from tools.parser import parse_page
@@ -212,7 +212,8 @@ def test_urdu_headings_get_direction_and_unique_readable_anchors_and_others_are_
         "```",
         "## سوال {: #q2 lang=en }",
     ]
-    out = site._headings_with_direction(lines)
+    page, _ = parse_page("docs/h.md", "h.md", "\n".join(lines) + "\n")
+    out = site._headings_with_direction(lines, page.headings, 0)
     assert out[0] == '# اردو سرخی { #اردو-سرخی lang="ur" dir="rtl" }'
     assert out[1] == '## اردو سرخی { #اردو-سرخی-1 lang="ur" dir="rtl" }'
     assert out[2] == '## سوال {#q1 lang="ur" dir="rtl" }'

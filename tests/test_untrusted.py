@@ -13,6 +13,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from conftest import with_course_settings
 from html_tags import active_markup, tags
 
 pytest.importorskip("markdown_it", reason="the course engine's dependencies are not installed")
@@ -22,10 +23,11 @@ from test_parser import PATH, messages, parse
 from tools import includes, offline
 from tools.parser import parse_course
 from tools.render import render_markdown, safe_mathml, tex_to_mathml
-from tools.site import render_cards, render_quiz
+from tools.site_pages import render_cards, render_quiz
 
 
 def write(root: Path, files: dict[str, str | bytes]) -> Path:
+    with_course_settings(root)
     for name, text in files.items():
         path = root / name
         path.parent.mkdir(parents=True, exist_ok=True)

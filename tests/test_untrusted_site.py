@@ -24,8 +24,10 @@ import pytest
 from conftest import LOCAL_HOSTS, ROOT, copy_course, serve
 from html_tags import active_markup
 
-from tools.buildinfo import DECK_FILE
+from tools import course_config
 from tools.links import leaves_site
+
+DECK_FILE = course_config.load(ROOT).deck_file
 
 HOSTILE = ROOT / "tests" / "fixtures" / "hostile-accepted.md"
 LESSON = "docs/lessons/01-finding-and-claiming-work.md"

@@ -17,8 +17,6 @@ import subprocess
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-DECK_NAME = "Contributing to Open-Source ML"
-DECK_FILE = "downloads/contributing-to-open-source-ml.apkg"
 STRICT_RESULTS_ENV = "COURSE_STRICT_RESULTS"
 
 

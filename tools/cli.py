@@ -2,12 +2,15 @@
 
 Each command is a small function; ``main`` only dispatches. ``build`` never measures: it renders
 the committed benchmark results (see ``tests/test_benchmarks*.py`` for how they are made).
+``--course DIR`` points ``check``, ``deck`` and ``build`` at another course (a folder with its
+own ``mkdocs.yml`` and ``docs/``); the default is this repository's course.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import logging
 import os
 import shutil
 import signal
@@ -24,8 +27,8 @@ from tools import buildinfo, course_check, deck
 ROOT = buildinfo.ROOT
 
 
-def _checked(strict_results: bool = False):
-    course = course_check.load_checked_course(ROOT, strict_results=strict_results)
+def _checked(root: Path, strict_results: bool = False):
+    course = course_check.load_checked_course(root, strict_results=strict_results)
     if course.errors:
         print(course_check.report(course), file=sys.stderr)
         print(f"{len(course.errors)} problem(s); nothing was written.", file=sys.stderr)
@@ -34,7 +37,7 @@ def _checked(strict_results: bool = False):
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    course = _checked(args.strict_results)
+    course = _checked(args.course, args.strict_results)
     if course is None:
         return 1
     quizzes = sum(len(page.quizzes) for page in course.pages)
@@ -46,52 +49,82 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def cmd_deck(args: argparse.Namespace) -> int:
-    course = _checked()
+    course = _checked(args.course)
     if course is None:
         return 1
-    out = Path(args.output)
+    out = Path(args.output or args.course / "build" / Path(course.config.deck_file).name)
     deck.write_deck(
-        course,
-        out,
-        site_url=_site_url(),
-        timestamp=buildinfo.source_date_epoch(),
+        course, out, timestamp=buildinfo.source_date_epoch(args.course), root=args.course
     )
     print(f"wrote {out}")
     return 0
 
 
-def build_site(site_dir: Path, *, strict_results: bool = False) -> None:
+def build_site(site_dir: Path, *, root: Path = ROOT, strict_results: bool = False) -> None:
     """Build site and deck into a fresh folder, then swap it in: a failed build loses nothing.
 
     An interrupted build (Ctrl-C, SIGTERM) loses nothing either: the staging folder is removed
-    and ``site/`` is swapped whole, with both signals held back for the two renames.
+    and ``site/`` is swapped whole, with both signals held back for the two renames. MkDocs runs
+    in this process, so its hook reuses the course checked here instead of parsing it again.
     """
-    if _checked(strict_results) is None:
+    course = _checked(root, strict_results)
+    if course is None:
         raise SystemExit(1)
     site_dir = site_dir.resolve()
-    env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
-    if strict_results:
-        env[buildinfo.STRICT_RESULTS_ENV] = "1"
     started = time.perf_counter()
     with _terminate_as_exit():
         staging = Path(tempfile.mkdtemp(prefix=".site-", dir=site_dir.parent))
         old = staging.with_name(staging.name + "-old")
         try:
-            result = subprocess.run(
-                [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(staging)],
-                cwd=ROOT,
-                env=env,
-            )
-            if result.returncode != 0:
-                raise SystemExit(f"mkdocs build failed; {site_dir} was left as it was")
+            _mkdocs_build(root / "mkdocs.yml", staging, strict_results=strict_results)
             _swap_in(staging, site_dir, old)
         finally:
             shutil.rmtree(staging, ignore_errors=True)
             shutil.rmtree(old, ignore_errors=True)
     print(
-        f"built {site_dir} (deck: {site_dir / buildinfo.DECK_FILE}) "
+        f"built {site_dir} (deck: {site_dir / course.config.deck_file}) "
         f"in {time.perf_counter() - started:.1f} s"
     )
+
+
+def _mkdocs_build(config_file: Path, site_dir: Path, *, strict_results: bool) -> None:
+    """``mkdocs build --strict`` of ``config_file`` into ``site_dir``, in this process."""
+    env = {"NO_MKDOCS_2_WARNING": "1", buildinfo.STRICT_RESULTS_ENV: "1" if strict_results else ""}
+    saved = {name: os.environ.get(name) for name in env}
+    os.environ.update(env)
+    handler = _mkdocs_log_handler()
+    try:
+        from mkdocs.commands.build import build
+        from mkdocs.config import load_config
+        from mkdocs.exceptions import MkDocsException
+
+        config = load_config(str(config_file), site_dir=str(site_dir), strict=True)
+        config.plugins.on_startup(command="build", dirty=False)
+        try:
+            build(config)
+        finally:
+            config.plugins.on_shutdown()
+    except MkDocsException as exc:
+        print(f"ERROR   -  {exc}", file=sys.stderr)
+        raise SystemExit(f"mkdocs build failed; {site_dir.name} was discarded") from None
+    finally:
+        logging.getLogger("mkdocs").removeHandler(handler)
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+def _mkdocs_log_handler() -> logging.Handler:
+    """MkDocs' messages on stderr as its own command prints them (its CLI is not running)."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(levelname)-7s -  %(message)s"))
+    logger = logging.getLogger("mkdocs")
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    logger.propagate = False
+    return handler
 
 
 def _swap_in(staging: Path, site_dir: Path, old: Path) -> None:
@@ -129,7 +162,8 @@ def _terminate_as_exit() -> Iterator[None]:
 
 
 def cmd_build(args: argparse.Namespace) -> int:
-    build_site(Path(args.site_dir), strict_results=args.strict_results)
+    site_dir = Path(args.site_dir) if args.site_dir else args.course / "site"
+    build_site(site_dir, root=args.course, strict_results=args.strict_results)
     return 0
 
 
@@ -159,33 +193,39 @@ def cmd_test(rest: list[str]) -> int:
 PASSTHROUGH = {"serve": cmd_serve, "test": cmd_test}
 
 
-def _site_url() -> str:
-    import yaml
-
-    class _Loader(yaml.SafeLoader):
-        """mkdocs.yml may hold MkDocs-specific tags; their values do not matter here."""
-
-    _Loader.add_multi_constructor("", lambda loader, suffix, node: None)
-    config = yaml.load((ROOT / "mkdocs.yml").read_text("utf-8"), Loader=_Loader)
-    return config.get("site_url") or ""
+def _course_dir(value: str) -> Path:
+    root = Path(value).resolve()
+    if not (root / "mkdocs.yml").is_file():
+        raise argparse.ArgumentTypeError(f"{value}: no mkdocs.yml there, so no course")
+    return root
 
 
-def parser() -> argparse.ArgumentParser:
+def argument_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="python -m tools", description=__doc__.splitlines()[0])
+    course = argparse.ArgumentParser(add_help=False)
+    course.add_argument(
+        "--course",
+        type=_course_dir,
+        default=ROOT,
+        metavar="DIR",
+        help="the course's folder (its mkdocs.yml and docs/); default: this repository",
+    )
     sub = ap.add_subparsers(dest="command", required=True)
-    p = sub.add_parser("build", help="build the site and the deck into site/")
-    p.add_argument("--site-dir", default=str(ROOT / "site"))
+    p = sub.add_parser("build", parents=[course], help="build the site and the deck into site/")
+    p.add_argument("--site-dir", help="default: site/ in the course's folder")
     p.add_argument(
         "--strict-results",
         action="store_true",
         help="fail on benchmark results older than the code that made them",
     )
     p.set_defaults(func=cmd_build)
-    p = sub.add_parser("check", help="validate all course sources; writes nothing")
+    p = sub.add_parser(
+        "check", parents=[course], help="validate all course sources; writes nothing"
+    )
     p.add_argument("--strict-results", action="store_true")
     p.set_defaults(func=cmd_check)
-    p = sub.add_parser("deck", help="write only the Anki deck")
-    p.add_argument("-o", "--output", default=str(ROOT / "build" / Path(buildinfo.DECK_FILE).name))
+    p = sub.add_parser("deck", parents=[course], help="write only the Anki deck")
+    p.add_argument("-o", "--output", help="default: build/<deck file name> in the course's folder")
     p.set_defaults(func=cmd_deck)
     p = sub.add_parser(
         "vendor", help="refresh the vendored ts-fsrs from npm and check its integrity"
@@ -200,7 +240,7 @@ def parser() -> argparse.ArgumentParser:
 def main(argv: list[str]) -> int:
     if argv and argv[0] in PASSTHROUGH:
         return PASSTHROUGH[argv[0]](argv[1:])
-    args = parser().parse_args(argv)
+    args = argument_parser().parse_args(argv)
     return args.func(args)
 
 

@@ -1,31 +1,70 @@
 """Validation: everything that can be wrong in the sources, found in one run without writing.
 
-``check``, ``deck`` and the MkDocs hook all start here, so they report the same problems.
+``check``, ``deck`` and the MkDocs hook all start here, so they report the same problems. A
+build parses the course once: when the CLI runs MkDocs in its own process, the hook gets the
+course the CLI already checked (:func:`load_checked_course` remembers it while the sources stay
+as they were), and ``mkdocs serve`` re-parses only after an edit.
 """
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
 from tools import benchmarks
 from tools.model import Course, CourseError
 from tools.parser import parse_course
 
+_TEXT = {".md", ".yml", ".yaml", ".json", ".py", ".txt", ".csv"}
+_checked: dict[tuple[Path, bool], tuple[tuple, Course]] = {}
+
 
 def load_checked_course(root: Path, *, strict_results: bool = False) -> Course:
-    """Parse the course and add the problems of its embeds (missing or malformed results)."""
+    """Parse the course and add the problems of its embeds (missing or malformed results).
+
+    Embeds are checked, not rendered: rendering is the site's job, once.
+    """
+    key = (root.resolve(), strict_results)
+    stamp = _sources_stamp(root)
+    remembered = _checked.get(key)
+    if remembered and remembered[0] == stamp:
+        return remembered[1]
     course = parse_course(root)
     reported: set[str] = set()  # a broken results file breaks every embed of it: say so once
     for page in course.pages:
         for embed in page.embeds:
             try:
-                benchmarks.render_embed(list(embed.args), root, strict=strict_results)
+                benchmarks.check_embed(list(embed.args), root, strict=strict_results)
             except benchmarks.BenchmarkError as exc:
                 if str(exc) not in reported:
                     reported.add(str(exc))
                     course.errors.append(CourseError(embed.location, str(exc)))
     course.errors.sort(key=lambda error: error.location)
+    _checked[key] = (stamp, course)
     return course
+
+
+def _sources_stamp(root: Path) -> tuple:
+    """What the checked course depends on: every file it reads, by content where it is text.
+
+    The course reads its settings, its pages, the files they link to or include (docs/,
+    snippets/) and the benchmark results. Text sources are hashed (an edit within one clock tick
+    keeps size and time); fonts and images are known by size and time.
+    """
+    files = [root / "mkdocs.yml"]
+    for folder in ("docs", "snippets"):
+        files += sorted(p for p in (root / folder).rglob("*") if p.is_file())
+    stamp = []
+    for path in files:
+        try:
+            if path.suffix in _TEXT:
+                stamp.append((str(path), hashlib.sha256(path.read_bytes()).digest()))
+            else:
+                info = path.stat()
+                stamp.append((str(path), info.st_size, info.st_mtime_ns))
+        except OSError:
+            continue
+    return tuple(stamp)
 
 
 def report(course: Course) -> str:

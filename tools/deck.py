@@ -5,24 +5,20 @@ notes by GUID alone and replaces a matched note only when the incoming modificat
 (and then reports it as "updated" even when nothing in it changed). So:
 
 - GUIDs are namespaced and stable (:func:`note_guid`, the one place that computes them):
-  ``guid_for(GUID_NAMESPACE, explicit_id)`` when the author gave an id, else
-  ``guid_for(GUID_NAMESPACE, "card", key)`` for a flashcard and
-  ``guid_for(GUID_NAMESPACE, "quiz", quiz id, key)`` for a question, where ``key`` is the
+  ``guid_for(namespace, explicit_id)`` when the author gave an id, else
+  ``guid_for(namespace, "card", key)`` for a flashcard and
+  ``guid_for(namespace, "quiz", quiz id, key)`` for a question, where ``key`` is the
   normalized question. Editing an answer keeps the GUID and so the learner's review history.
   No GUID holds the page's file name: renaming or moving a lesson keeps every note (explicit ids,
   quiz ids and flashcard questions are unique in the whole course, so none is needed).
-- A note's modification time is the time of the last commit that changed what it is made of:
-  its own source lines (``git blame``) or the code that renders it (:data:`RENDERER_FILES`),
-  never later than the build ``timestamp`` (SOURCE_DATE_EPOCH or the last commit). A new commit
-  that edits one answer therefore updates exactly that note; the same commit always gives the
-  same times. A note with uncommitted lines (an edit not yet committed, an untracked file) is
-  dated at the time of the build, so a second uncommitted edit still reaches Anki. Outside a
-  git checkout the build timestamp stands in.
-  Not tracked: a new ``site_url`` (the Source links) reaches learners only with the next note
-  change; a shallow clone dates every line to its one commit (all notes update once).
+- A note's modification time is the time of the last commit that changed what it is made of
+  (:mod:`tools.note_dates`, which holds all the git work): a new commit that edits one answer
+  updates exactly that note, and the same commit always gives the same times.
 - Everything else that genanki stamps with a time (note types, cards, ids, zip entries) gets the
   build ``timestamp``, so the same commit gives a byte-identical file.
-- Note-type and deck ids are fixed (below): Anki ties notes to their note type by id.
+- Note-type and deck ids are fixed: Anki ties notes to their note type by id. The namespace,
+  the note-type ids and the deck's name are the course's (``extra.course`` in its ``mkdocs.yml``,
+  :mod:`tools.course_config`), so another course gets notes of its own.
 
 The file is written to a temporary name next to the target and moved into place, so a failed
 build never leaves a half-written or missing deck behind.
@@ -49,38 +45,27 @@ from pathlib import Path
 
 import genanki
 
-from tools.buildinfo import DECK_NAME, ROOT, git
+from tools import note_dates
+from tools.buildinfo import ROOT
+from tools.course_config import CourseConfig
 from tools.links import page_url
 from tools.model import Card, Course, Page, Question, Quiz
 from tools.render import render_markdown
 
-GUID_NAMESPACE = "contributing-to-open-source-ml"
 TEMPLATES = ROOT / "deck"
 
-# Note-type ids: FIXED. Anki knows a note type by its id; a learner's notes stay tied to it across
-# imports. Templates and CSS may change freely under the same id (a newer build updates them), but
-# changing a note type's FIELDS (names, number or order) under the same id makes every existing
-# note "conflicting" on import: when fields change, pick a new id and bump the name's version.
-# tests/test_deck.py pins the field lists that belong to these ids.
-BASIC_MODEL_ID = 1_734_861_201
-BASIC_MODEL_NAME = "Contributing to Open-Source ML: basic (v1)"
+# Note types: their ids come from the course's settings and are FIXED. Anki knows a note type by
+# its id; a learner's notes stay tied to it across imports. Templates and CSS may change freely
+# under the same id (a newer build updates them), but changing a note type's FIELDS (names,
+# number or order) under the same id makes every existing note "conflicting" on import: when
+# fields change, give the course new ids and bump the version in the name.
+# tests/test_deck.py pins the field lists that belong to the ids.
 BASIC_FIELDS = ("Front", "Back", "Source", "Extra")
-CHOICE_MODEL_ID = 1_734_861_202
-CHOICE_MODEL_NAME = "Contributing to Open-Source ML: multiple choice (v1)"
 CHOICE_FIELDS = ("Question", "Options", "Answer", "Explanation", "Source")
+NOTE_TYPE_VERSION = "v1"
 
 # Deck ids come from keys that never change (not from titles, which may): see deck_id().
 _DECK_ID_BASE = 1 << 30
-
-# The code that turns a card's Markdown into its fields: a commit to one of these re-dates every
-# note, so learners receive the new rendering.
-RENDERER_FILES = (
-    "tools/render.py",
-    "tools/links.py",
-    "tools/deck.py",
-    "tools/model.py",
-    "constraints.txt",
-)
 
 SOURCE_LABEL = "Open in the course ↗"
 
@@ -91,54 +76,56 @@ _LEADING_NUMBER = re.compile(r"^(\d+)[-_]")
 # --- names and identities ---------------------------------------------------------------------
 
 
-def deck_id(key: str) -> int:
-    """A fixed Anki deck id from a stable key.
+def deck_id(key: str, namespace: str) -> int:
+    """A fixed Anki deck id from a stable key, in the course's namespace.
 
     Keys: ``""`` for the top deck, ``"page:<docs path>"`` for a lesson's flashcards,
     ``"quiz:<quiz id>"`` for a quiz.
     """
-    digest = hashlib.sha256(f"{GUID_NAMESPACE}:deck:{key}".encode()).digest()
+    digest = hashlib.sha256(f"{namespace}:deck:{key}".encode()).digest()
     return _DECK_ID_BASE + int.from_bytes(digest[:4], "big") % _DECK_ID_BASE
 
 
-def note_guid(item: Card | Question, quiz: Quiz | None = None) -> str:
+def note_guid(item: Card | Question, quiz: Quiz | None = None, *, namespace: str) -> str:
     """The GUID of a flashcard, or of a question of ``quiz``: the one function that computes it.
 
     Nothing in it depends on the page's file, so a renamed or moved lesson keeps its notes. The
     quiz id is part of a question's name: the parser allows one question text in two quizzes.
+    ``namespace`` is the course's (``extra.course.guid_namespace``): two courses never share one.
     """
     if item.explicit_id:
-        return genanki.guid_for(GUID_NAMESPACE, item.explicit_id)
+        return genanki.guid_for(namespace, item.explicit_id)
     if isinstance(item, Card):
-        return genanki.guid_for(GUID_NAMESPACE, "card", item.key)
+        return genanki.guid_for(namespace, "card", item.key)
     if quiz is None:
         raise ValueError(f"{item.location}: a question's GUID needs its quiz")
-    return genanki.guid_for(GUID_NAMESPACE, "quiz", quiz.quiz_id, item.key)
+    return genanki.guid_for(namespace, "quiz", quiz.quiz_id, item.key)
 
 
-def lesson_deck_name(page: Page) -> str:
+def lesson_deck_name(page: Page, deck_name: str) -> str:
     """``<top>::01 Finding and claiming work``: the file's number, then the page title."""
     title = _plain(page.title)
     number = _LEADING_NUMBER.match(page.slug)
     # "Lesson 1 · Finding work" already says its number; "Finding work" gets "01 " in front.
     if number and not re.match(rf"^\D{{0,12}}0*{int(number.group(1))}\b", title):
         title = f"{number.group(1)} {title}"
-    return f"{DECK_NAME}::{title}"
+    return f"{deck_name}::{title}"
 
 
-def quiz_deck_name(quiz: Quiz) -> str:
-    return f"{DECK_NAME}::Quiz: {_plain(quiz.title)}"
+def quiz_deck_name(quiz: Quiz, deck_name: str) -> str:
+    return f"{deck_name}::Quiz: {_plain(quiz.title)}"
 
 
 # --- writing ----------------------------------------------------------------------------------
 
 
 def write_deck(
-    course: Course, path: Path, *, site_url: str, timestamp: int, root: Path = ROOT
+    course: Course, path: Path, *, timestamp: int, root: Path = ROOT, site_url: str | None = None
 ) -> None:
     """Build the course's ``.apkg`` and move it into ``path`` atomically.
 
-    ``root`` is the checkout the course was parsed from (its git history dates the notes).
+    ``root`` is the checkout the course was parsed from (its git history dates the notes);
+    ``site_url`` (default: the course's) makes the notes' links absolute.
     Raises ValueError for a course with errors (callers report them first): nothing is written
     and an existing file stays as it was.
     """
@@ -161,11 +148,24 @@ def write_deck(
         raise
 
 
-def build_apkg(course: Course, *, site_url: str, timestamp: int, root: Path = ROOT) -> bytes:
-    """The ``.apkg`` bytes: a zip of genanki's collection database, with pinned metadata."""
+def build_apkg(
+    course: Course,
+    *,
+    timestamp: int,
+    root: Path = ROOT,
+    site_url: str | None = None,
+    times: dict[str, int] | None = None,
+) -> bytes:
+    """The ``.apkg`` bytes: a zip of genanki's collection database, with pinned metadata.
+
+    ``times``: each note's modification time by GUID, when the caller has them already
+    (:func:`tools.note_dates.note_times` works them out from ``root``'s git history).
+    """
+    config = _config(course)
     items = list(note_items(course))
-    decks = _decks(items, site_url)
-    times = note_times(items, root=root, timestamp=timestamp)
+    decks = _decks(items, config, config.site_url if site_url is None else site_url)
+    if times is None:
+        times = note_dates.note_times(items, root=root, timestamp=timestamp)
     conn = sqlite3.connect(":memory:")
     try:
         cursor = conn.cursor()
@@ -188,53 +188,45 @@ def build_apkg(course: Course, *, site_url: str, timestamp: int, root: Path = RO
 
 @dataclass(frozen=True)
 class NoteItem:
-    """One future note: a flashcard or a question, with its deck and the source lines it is from."""
+    """One future note: a flashcard or a question, with its GUID and its deck."""
 
     page: Page
     deck_key: str
     deck_name: str
     item: Card | Question
     quiz: Quiz | None
-    lines: range  # 1-based source lines the note is made from
+    guid: str
 
-    @property
-    def guid(self) -> str:
-        return note_guid(self.item, self.quiz)
+
+def _config(course: Course) -> CourseConfig:
+    if course.config is None:
+        raise ValueError("the course settings in mkdocs.yml have errors; no deck")
+    return course.config
 
 
 def note_items(course: Course) -> Iterator[NoteItem]:
     """Every note the deck will hold, in reading order (pages, then each page's cards, quizzes)."""
+    config = _config(course)
+    namespace, deck_name = config.guid_namespace, config.deck_name
     for page in course.pages:
+        lesson = lesson_deck_name(page, deck_name)
         for card in page.cards:
-            line = card.location.line
-            yield NoteItem(
-                page,
-                "page:" + page.docs_path,
-                lesson_deck_name(page),
-                card,
-                None,
-                range(line, line + 1),
-            )
-        for span, block in page.blocks:
-            if not isinstance(block, Quiz):
-                continue
-            # A question runs from its first line to the next question (the last: to ':::').
-            starts = [q.location.line for q in block.questions] + [span.end + 1]
-            for question, start, end in zip(block.questions, starts, starts[1:], strict=False):
-                yield NoteItem(
-                    page,
-                    "quiz:" + block.quiz_id,
-                    quiz_deck_name(block),
-                    question,
-                    block,
-                    range(start, end),
-                )
+            guid = note_guid(card, namespace=namespace)
+            yield NoteItem(page, "page:" + page.docs_path, lesson, card, None, guid)
+        for quiz in page.quizzes:
+            name = quiz_deck_name(quiz, deck_name)
+            for question in quiz.questions:
+                guid = note_guid(question, quiz, namespace=namespace)
+                yield NoteItem(page, "quiz:" + quiz.quiz_id, name, question, quiz, guid)
 
 
-def _decks(items: list[NoteItem], site_url: str) -> list[genanki.Deck]:
-    top = genanki.Deck(deck_id(""), DECK_NAME, description=_description(site_url))
+def _decks(items: list[NoteItem], config: CourseConfig, site_url: str) -> list[genanki.Deck]:
+    namespace, deck_name = config.guid_namespace, config.deck_name
+    top = genanki.Deck(
+        deck_id("", namespace), deck_name, description=_description(deck_name, site_url)
+    )
     decks: dict[str, genanki.Deck] = {"": top}
-    names = {DECK_NAME}
+    names = {deck_name}
     guids: set[str] = set()
     for due, entry in enumerate(items, start=1):  # new cards come up in reading order
         deck = decks.get(entry.deck_key)
@@ -243,8 +235,8 @@ def _decks(items: list[NoteItem], site_url: str) -> list[genanki.Deck]:
             if name in names:  # two pages or quizzes with one title: the key tells them apart
                 name = f"{name} ({entry.deck_key.partition(':')[2]})"
             names.add(name)
-            deck = decks[entry.deck_key] = genanki.Deck(deck_id(entry.deck_key), name)
-        note = _note(entry, site_url, due)
+            deck = decks[entry.deck_key] = genanki.Deck(deck_id(entry.deck_key, namespace), name)
+        note = _note(entry, config, site_url, due)
         if note.guid in guids:  # Anki would silently keep only one of the two
             raise ValueError(f"{entry.item.location}: two notes share GUID {note.guid}")
         guids.add(note.guid)
@@ -254,7 +246,7 @@ def _decks(items: list[NoteItem], site_url: str) -> list[genanki.Deck]:
     return list(decks.values())
 
 
-def _note(entry: NoteItem, site_url: str, due: int) -> genanki.Note:
+def _note(entry: NoteItem, config: CourseConfig, site_url: str, due: int) -> genanki.Note:
     item = entry.item
     url = page_url(site_url, entry.page.docs_path)
     where = {"page": entry.page.docs_path, "site_url": site_url}
@@ -263,7 +255,7 @@ def _note(entry: NoteItem, site_url: str, due: int) -> genanki.Note:
     )
     if isinstance(item, Card):
         return genanki.Note(
-            model=basic_model(),
+            model=basic_model(config),
             fields=[
                 # Block HTML: an Urdu side is then a right-to-left, right-aligned block.
                 render_markdown(item.front, target="anki", **where),
@@ -276,7 +268,7 @@ def _note(entry: NoteItem, site_url: str, due: int) -> genanki.Note:
             due=due,
         )
     return genanki.Note(
-        model=choice_model(),
+        model=choice_model(config),
         fields=[
             render_markdown(item.prompt, target="anki", **where),
             _options_html(item, marked=False, **where),
@@ -318,8 +310,8 @@ def _tags(page: Page, kind: str, lang: str) -> list[str]:
     return [f"lesson::{lesson}", f"kind::{kind}", f"lang::{lang}"]
 
 
-def _description(site_url: str) -> str:
-    text = "Flashcards and quizzes of the course Contributing to Open-Source ML."
+def _description(deck_name: str, site_url: str) -> str:
+    text = f"Flashcards and quizzes of the course {html.escape(deck_name)}."
     if site_url:
         return f'{text} <a href="{html.escape(site_url)}">Read the course</a>.'
     return text
@@ -331,62 +323,6 @@ def _plain(markdown: str) -> str:
     return " ".join(text.replace("::", ":").split())
 
 
-# --- note modification times ------------------------------------------------------------------
-
-
-def note_times(items: list[NoteItem], *, root: Path, timestamp: int) -> dict[str, int]:
-    """GUID -> modification time: the last commit that changed the note's lines or renderer.
-
-    Capped at ``timestamp``. A note with a line git has no commit for (an uncommitted edit, an
-    untracked file) gets the build's wall-clock time, so Anki takes each new uncommitted edit.
-    Outside a git checkout every note gets ``timestamp``.
-    """
-    timestamp = int(timestamp)
-    if not _in_git(root):
-        return {entry.guid: timestamp for entry in items}
-    now = max(int(time.time()), timestamp)
-    renderer = _last_commit_time(root, RENDERER_FILES)
-    blame = {path: _blame(root, path) for path in sorted({e.page.path for e in items})}
-    times = {}
-    for entry in items:
-        lines = blame[entry.page.path]
-        if lines is None or any(n not in lines for n in entry.lines):
-            times[entry.guid] = now
-        else:
-            times[entry.guid] = min(max(max(lines[n] for n in entry.lines), renderer), timestamp)
-    return times
-
-
-def _in_git(root: Path) -> bool:
-    return (git(root, "rev-parse", "--is-inside-work-tree") or "").strip() == "true"
-
-
-def _last_commit_time(root: Path, paths: tuple[str, ...]) -> int:
-    out = git(root, "log", "-1", "--format=%ct", "--", *paths)
-    return int(out.strip()) if out and out.strip() else 0
-
-
-def _blame(root: Path, path: str) -> dict[int, int] | None:
-    """1-based line -> committer time of the commit that last changed it (committed lines only).
-
-    None when git does not track the file.
-    """
-    out = git(root, "blame", "--line-porcelain", "--", path)
-    if out is None:
-        return None
-    times: dict[int, int] = {}
-    line, committed = 0, False
-    for row in out.splitlines():
-        if row.startswith("\t"):
-            continue
-        head = row.split(" ")
-        if len(head) >= 3 and len(head[0]) == 40 and head[1].isdigit():
-            line, committed = int(head[2]), head[0].strip("0") != ""
-        elif head[0] == "committer-time" and committed:
-            times[line] = int(head[1])
-    return times
-
-
 # --- note types -------------------------------------------------------------------------------
 
 
@@ -395,12 +331,14 @@ def _template(name: str) -> str:
     return (TEMPLATES / name).read_text("utf-8")
 
 
-def basic_model() -> genanki.Model:
-    return _model(BASIC_MODEL_ID, BASIC_MODEL_NAME, BASIC_FIELDS, "basic", "Card")
+def basic_model(config: CourseConfig) -> genanki.Model:
+    name = f"{config.deck_name}: basic ({NOTE_TYPE_VERSION})"
+    return _model(config.note_type_ids["basic"], name, BASIC_FIELDS, "basic", "Card")
 
 
-def choice_model() -> genanki.Model:
-    return _model(CHOICE_MODEL_ID, CHOICE_MODEL_NAME, CHOICE_FIELDS, "choice", "Multiple choice")
+def choice_model(config: CourseConfig) -> genanki.Model:
+    name = f"{config.deck_name}: multiple choice ({NOTE_TYPE_VERSION})"
+    return _model(config.note_type_ids["choice"], name, CHOICE_FIELDS, "choice", "Multiple choice")
 
 
 @cache

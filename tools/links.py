@@ -16,7 +16,6 @@ import re
 from pathlib import Path
 from urllib.parse import unquote, urljoin
 
-from tools.buildinfo import DECK_FILE
 from tools.model import CourseError, Page, Reference
 
 LINK_SCHEMES = ("http", "https", "mailto")
@@ -69,19 +68,24 @@ def absolute_href(url: str, page: str, site_url: str) -> str:
     return urljoin(page_url(site_url, page), site_href(url, page))
 
 
-def check(pages: list[Page], docs_dir: Path) -> list[CourseError]:
-    """One error per link or image in a course item that would not work on the built site."""
+def check(pages: list[Page], docs_dir: Path, *, deck_file: str | None) -> list[CourseError]:
+    """One error per link or image in a course item that would not work on the built site.
+
+    ``deck_file``: the deck's path on the site (generated, so not in ``docs_dir``).
+    """
     by_path = {page.docs_path: page for page in pages}
     errors = []
     for page in pages:
         for ref in page.references:
-            problem = _problem(ref, page.docs_path, by_path, docs_dir)
+            problem = _problem(ref, page.docs_path, by_path, docs_dir, deck_file)
             if problem:
                 errors.append(CourseError(ref.location, problem))
     return errors
 
 
-def _problem(ref: Reference, page: str, pages: dict[str, Page], docs_dir: Path) -> str | None:
+def _problem(
+    ref: Reference, page: str, pages: dict[str, Page], docs_dir: Path, deck_file: str | None
+) -> str | None:
     what = "image" if ref.image else "link"
     if not ref.url.strip():
         return f"{what} with an empty address"
@@ -104,6 +108,6 @@ def _problem(ref: Reference, page: str, pages: dict[str, Page], docs_dir: Path) 
         if fragment and fragment not in linked.anchors:
             return f"{what} {ref.url!r}: docs/{path} has no heading or item with id {fragment!r}"
         return None
-    if path != DECK_FILE and not (docs_dir / path).is_file():
+    if path != deck_file and not (docs_dir / path).is_file():
         return f"{what} {ref.url!r}: there is no file docs/{path}"
     return None

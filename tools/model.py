@@ -10,7 +10,10 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass, field
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
+
+if TYPE_CHECKING:
+    from tools.course_config import CourseConfig
 
 LANGUAGES = {"en": "English", "ur": "اردو"}
 
@@ -68,6 +71,19 @@ class CourseError(Exception):
         self.message = message
 
 
+@dataclass(frozen=True)
+class Span:
+    """Lines ``start`` (inclusive) to ``end`` (exclusive), 0-based: a block or an item."""
+
+    start: int
+    end: int
+
+
+def source_hash(lines: list[str] | tuple[str, ...]) -> str:
+    """Hash of an item's source lines: what changed, for caches and for dating notes."""
+    return hashlib.sha256("\n".join(lines).encode("utf-8")).hexdigest()[:16]
+
+
 class _Identified:
     """Identity shared by cards and questions: it must survive edits to the answer, because
     Anki keeps a learner's review history only for a note whose GUID stays the same."""
@@ -99,6 +115,8 @@ class Card(_Identified):
     back: str
     location: Location
     explicit_id: str | None = None
+    span: Span = Span(0, 0)  # its source lines (one line)
+    digest: str = ""  # source_hash of those lines
 
     @property
     def asked(self) -> str:
@@ -130,6 +148,8 @@ class Question(_Identified):
     explanation: str
     location: Location
     explicit_id: str | None = None
+    span: Span = Span(0, 0)  # its first line up to the next question (the last: up to ':::')
+    digest: str = ""  # source_hash of those lines
 
     @property
     def asked(self) -> str:
@@ -193,11 +213,16 @@ Block = CardGroup | Quiz | Embed
 
 
 @dataclass(frozen=True)
-class Span:
-    """Lines ``start`` (inclusive) to ``end`` (exclusive), 0-based, that a block replaces."""
+class Heading:
+    """A heading as the built page will have it: its id, and its script for direction and font."""
 
-    start: int
-    end: int
+    line: int  # 0-based line of the heading in the page file
+    level: int
+    anchor: str
+    given: bool  # the author wrote the id ({#id}), so the site must not add one
+    lang: str
+    atx: bool  # a '#' heading (a setext heading cannot take attributes)
+    top_level: bool  # not inside a list or quote (the site gives only these a direction)
 
 
 @dataclass
@@ -211,6 +236,8 @@ class Page:
     examples: list[ConsoleExample] = field(default_factory=list)
     references: list[Reference] = field(default_factory=list)  # links and images in items
     anchors: frozenset[str] = frozenset()  # ids on the built page: headings, cards, questions
+    headings: tuple[Heading, ...] = ()
+    lines: tuple[str, ...] = ()  # the file's source lines (no byte-order mark), as parsed
 
     @property
     def slug(self) -> str:
@@ -233,6 +260,7 @@ class Page:
 class Course:
     pages: list[Page]
     errors: list[CourseError]
+    config: CourseConfig | None = None  # None only when mkdocs.yml's settings have errors
 
     def page(self, docs_path: str) -> Page | None:
         return next((p for p in self.pages if p.docs_path == docs_path), None)

@@ -13,6 +13,7 @@ import shlex
 import textwrap
 import unicodedata
 from collections.abc import Iterable, Iterator
+from dataclasses import replace
 from functools import cache
 from pathlib import Path
 
@@ -22,6 +23,7 @@ from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
 from mdit_py_plugins.container import container_plugin
 from mdit_py_plugins.dollarmath import dollarmath_plugin
+from pymdownx import slugs
 
 from tools.model import (
     LANGUAGES,
@@ -31,6 +33,7 @@ from tools.model import (
     Course,
     CourseError,
     Embed,
+    Heading,
     Location,
     Option,
     Page,
@@ -40,6 +43,7 @@ from tools.model import (
     Span,
     normalize,
     script_lang,
+    source_hash,
     unsafe_tex,
 )
 
@@ -61,7 +65,7 @@ _ZWNJ = "\u200c"
 
 
 @cache
-def markdown() -> MarkdownIt:
+def tokenizer() -> MarkdownIt:
     """The CommonMark parser with the extensions whose tokens matter to course items.
 
     Built once per process and shared (the site reads headings with it too): building one costs
@@ -115,9 +119,10 @@ def decode(path: str, data: bytes) -> tuple[str, CourseError | None]:
 class _Source:
     """One file's lines plus helpers to name a place in it."""
 
-    def __init__(self, path: str, text: str) -> None:
+    def __init__(self, path: str, text: str, languages: Iterable[str]) -> None:
         self.path = path
         self.lines = split_lines(text)
+        self.languages = tuple(languages)  # those a quiz of this course may be written in
         self.errors: list[CourseError] = []
 
     def at(self, line0: int) -> Location:
@@ -128,32 +133,50 @@ class _Source:
 
 
 def parse_course(root: Path, docs_dir: str = "docs") -> Course:
-    """Parse every Markdown page under ``root/docs_dir`` and check the course-wide rules."""
-    from tools import includes, links  # they read other files; the parser itself reads Markdown
+    """Parse every Markdown page under ``root/docs_dir`` and check the course-wide rules.
 
-    pages: list[Page] = []
+    ``root`` holds the course: its ``mkdocs.yml`` (settings, :mod:`tools.course_config`) and docs.
+    """
+    from tools import course_config, includes, links  # they read other files
+
     errors: list[CourseError] = []
+    try:
+        config = course_config.load(root)
+    except CourseError as exc:
+        config = None
+        errors.append(exc)
+    languages = config.languages if config else tuple(LANGUAGES)
+    pages: list[Page] = []
     for file in sorted((root / docs_dir).rglob("*.md")):
         rel = file.relative_to(root).as_posix()
         text, error = decode(rel, file.read_bytes())
         if error:
             errors.append(error)
             continue
-        page, page_errors = parse_page(rel, file.relative_to(root / docs_dir).as_posix(), text)
+        docs_path = file.relative_to(root / docs_dir).as_posix()
+        page, page_errors = parse_page(rel, docs_path, text, languages=languages)
         pages.append(page)
         errors.extend(page_errors)
-        errors.extend(includes.check(root, rel, split_lines(text)))
+        errors.extend(includes.check(root, rel, list(page.lines)))
     errors.extend(_duplicate_ids(pages))
-    errors.extend(links.check(pages, root / docs_dir))
-    return Course(pages=pages, errors=sorted(errors, key=lambda e: e.location))
+    deck_file = config.deck_file if config else None
+    errors.extend(links.check(pages, root / docs_dir, deck_file=deck_file))
+    return Course(pages=pages, errors=sorted(errors, key=lambda e: e.location), config=config)
 
 
-def parse_page(path: str, docs_path: str, text: str) -> tuple[Page, list[CourseError]]:
-    """Parse one page. ``path`` names the file in messages; ``docs_path`` is its site path."""
+def parse_page(
+    path: str, docs_path: str, text: str, *, languages: Iterable[str] = tuple(LANGUAGES)
+) -> tuple[Page, list[CourseError]]:
+    """Parse one page. ``path`` names the file in messages; ``docs_path`` is its site path.
+
+    The page records all that its renderers need (blocks with their lines, headings with their
+    ids and script, its source lines), so nothing parses or reads it again.
+    """
     text = text.removeprefix("\ufeff")
-    src = _Source(path, text)
-    tokens = markdown().parse(text)
+    src = _Source(path, text, languages)
+    tokens = tokenizer().parse(text)
     page = Page(path=path, docs_path=docs_path, title=_title(tokens) or docs_path)
+    page.lines = tuple(src.lines)
     for index, token in _top_level(tokens):
         if token.type == "paragraph_open":
             group = _card_group(src, tokens[index + 1], page.references)
@@ -164,7 +187,7 @@ def parse_page(path: str, docs_path: str, text: str) -> tuple[Page, list[CourseE
             quiz = _quiz(src, tokens, index, page.title)
             page.references.extend(_references(src, (t for _, t in _children(tokens, index))))
             if quiz:
-                page.blocks.append((span, quiz))
+                page.blocks.append((span, _question_spans(src, quiz, span)))
         elif token.type == "container_benchmark_open":
             page.blocks.append((_container_span(src, token), _embed(src, tokens, index)))
         elif token.type == "fence" and token.info.strip() == "console":
@@ -176,8 +199,19 @@ def parse_page(path: str, docs_path: str, text: str) -> tuple[Page, list[CourseE
     _stray_separators(src, tokens)
     _unsafe_math(src, tokens)
     _invisible_characters(src, page)
-    page.anchors = frozenset(anchor for _, anchor, _ in heading_ids(tokens)) | _item_anchors(page)
+    page.headings = tuple(_headings(tokens))
+    page.anchors = frozenset(h.anchor for h in page.headings) | _item_anchors(page)
     return page, sorted(src.errors, key=lambda e: e.location)
+
+
+def _question_spans(src: _Source, quiz: Quiz, span: Span) -> Quiz:
+    """Each question's lines: from its first line to the next question (the last: to ':::')."""
+    starts = [q.location.line - 1 for q in quiz.questions] + [max(span.end - 1, span.start)]
+    questions = tuple(
+        replace(q, span=Span(start, end), digest=source_hash(src.lines[start:end]))
+        for q, start, end in zip(quiz.questions, starts, starts[1:], strict=False)
+    )
+    return replace(quiz, questions=questions)
 
 
 def _top_level(tokens: list[Token]) -> Iterator[tuple[int, Token]]:
@@ -250,7 +284,14 @@ def _card(src: _Source, line0: int, raw: str, column: int) -> Card | None:
     if not front or not back:
         src.error(line0, f"flashcard has an empty {'question' if not front else 'answer'}")
         return None
-    return Card(front, back, src.at(line0), explicit.group(1) if explicit else None)
+    return Card(
+        front,
+        back,
+        src.at(line0),
+        explicit.group(1) if explicit else None,
+        span=Span(line0, line0 + 1),
+        digest=source_hash(src.lines[line0 : line0 + 1]),
+    )
 
 
 def _stray_separators(src: _Source, tokens: list[Token]) -> None:
@@ -359,43 +400,47 @@ def _between_arabic_letters(line: str, index: int) -> bool:
 # --- anchors ----------------------------------------------------------------------------------
 
 
-def heading_ids(tokens: list[Token]) -> Iterator[tuple[Token, str, bool]]:
-    """``(heading_open token, id, given)`` for each heading, with the id the built page has.
+def _headings(tokens: list[Token]) -> Iterator[Heading]:
+    """Each heading with the id the built page has, and its script (for direction and font).
 
-    ``given``: the author wrote it (``{#id}``). Else an Urdu ``#`` heading gets an Urdu slug (the
-    site writes it into the heading, since the toc's ASCII slug of Urdu is empty) and any other
-    heading the slug Python-Markdown's toc gives it. The site and the link check both use this.
+    ``given``: the author wrote the id (``{#id}``). Else an Urdu ``#`` heading gets an Urdu slug
+    (the site writes it into the heading, since the toc's ASCII slug of Urdu is empty) and any
+    other heading the slug Python-Markdown's toc gives it. The site and the link check use these.
     """
     used: set[str] = set()
     for index, token in enumerate(tokens):
         if token.type != "heading_open":
             continue
+        assert token.map is not None
         inline = tokens[index + 1]
         attrs = _HEADING_ATTRS.search(inline.content)
+        text = inline.content[: attrs.start()] if attrs else inline.content
         explicit = re.search(r"(?:^|\s)#([^\s}]+)", attrs.group(1)) if attrs else None
+        atx = token.markup.startswith("#")
         if explicit:
             used.add(explicit.group(1))
-            yield token, explicit.group(1), True
-            continue
-        text = inline.content[: attrs.start()] if attrs else inline.content
-        if script_lang(text) == "ur" and token.markup.startswith("#"):
-            yield token, _unique_slug(_urdu_slug(text), used), False
-            continue
-        plain = "".join(
-            c.content for c in inline.children or [] if c.type in ("text", "code_inline")
+            anchor = explicit.group(1)
+        elif script_lang(text) == "ur" and atx:
+            anchor = _unique_slug(_urdu_slug(text.strip(), "-") or "section", used)
+        else:
+            plain = "".join(
+                c.content for c in inline.children or [] if c.type in ("text", "code_inline")
+            )
+            anchor = unique(slugify(plain, "-"), used)
+        yield Heading(
+            line=token.map[0],
+            level=int(token.tag[1]),
+            anchor=anchor,
+            given=explicit is not None,
+            lang=script_lang(text),
+            atx=atx,
+            top_level=token.level == 0,
         )
-        yield token, unique(slugify(plain, "-"), used), False
 
 
-# Slug characters: word characters plus Arabic-script combining marks (Python's \w omits them).
-_NOT_SLUG = re.compile(r"[^\w\u0610-\u061a\u064b-\u065f\u0670\u06d6-\u06ed\s-]")
-
-
-def _urdu_slug(text: str) -> str:
-    """Lower-case words joined by '-', keeping Arabic letters and their vowel marks."""
-    text = unicodedata.normalize("NFC", text).lower()
-    text = _NOT_SLUG.sub("", text)
-    return re.sub(r"[\s-]+", "-", text).strip("-") or "section"
+# Urdu headings get the slug pymdownx.slugs gives (Unicode words kept, NFC, lower case): the
+# site's toc keeps its default ASCII slugify for every other heading, whose anchors learners have.
+_urdu_slug = slugs.slugify(case="lower", normalize="NFC")
 
 
 def _unique_slug(slug: str, used: set[str]) -> str:
@@ -441,8 +486,11 @@ def _quiz(src: _Source, tokens: list[Token], index: int, page_title: str) -> Qui
     if unknown:
         src.error(opening.map[0], f"unknown quiz attribute(s): {', '.join(sorted(unknown))}")
     lang = attrs.get("lang", "en")
-    if lang not in LANGUAGES:
-        src.error(opening.map[0], f"unknown language {lang!r} (known: {', '.join(LANGUAGES)})")
+    if lang not in src.languages:
+        src.error(
+            opening.map[0],
+            f"unknown language {lang!r} (this course has: {', '.join(src.languages)})",
+        )
     quiz_id = attrs.get("id")
     if not quiz_id:
         src.error(opening.map[0], "a quiz needs an id (::: quiz id=some-name)")
@@ -464,7 +512,7 @@ def _quiz(src: _Source, tokens: list[Token], index: int, page_title: str) -> Qui
         if q
     ]
     _duplicate_questions(src, questions)
-    if not quiz_id or lang not in LANGUAGES or not questions:
+    if not quiz_id or lang not in src.languages or not questions:
         return None
     return Quiz(
         quiz_id, attrs.get("title", page_title), lang, tuple(questions), src.at(opening.map[0])

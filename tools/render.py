@@ -78,7 +78,7 @@ def render_markdown(
         raise ValueError(f"unknown render target {target!r}")
     rtl = script_lang(text) == "ur"
     env: dict[str, Any] = {"target": target, "rtl": rtl, "page": page, "site_url": site_url}
-    md = _markdown()
+    md = _renderer()
     body = md.renderInline(text, env) if inline else md.render(text, env)
     if not inline:
         body = body.rstrip("\n")
@@ -91,7 +91,7 @@ def render_markdown(
 
 
 @lru_cache(maxsize=1)
-def _markdown() -> MarkdownIt:
+def _renderer() -> MarkdownIt:
     """One configured parser: building it costs more than rendering a card."""
     md = MarkdownIt("commonmark", {"html": False})
     md.use(dollarmath_plugin, double_inline=True)

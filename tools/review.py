@@ -12,7 +12,7 @@ Two generated scripts, because ``fetch()`` of a local file fails when the site i
 - ``assets/review/index.js`` (every page, small): each item's GUID, lesson and kind, enough for
   the header's due count and for the review page's queue and filters;
 - ``assets/review/content.js`` (the review page only): each item's front and back as HTML from
-  the site renderer (:func:`tools.site.course_html`: escaped course text, MathML, ``dir`` on
+  the site renderer (:func:`tools.site_pages.course_html`: escaped course text, MathML, ``dir`` on
   code), with the language of every piece so Urdu is right-to-left in Nastaliq.
 """
 
@@ -22,7 +22,7 @@ import json
 
 from tools import deck, links
 from tools.model import Card, Course, script_lang
-from tools.site import course_html
+from tools.site_pages import course_html
 
 REVIEW_PAGE = "review.md"
 INDEX_FILE = "assets/review/index.js"

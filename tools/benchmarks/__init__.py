@@ -47,6 +47,7 @@ __all__ = [
     "BenchmarkError",
     "Results",
     "StaleResultsWarning",
+    "check_embed",
     "code_hash",
     "load_results",
     "render_embed",
@@ -62,8 +63,8 @@ _RENDERERS: dict[str, Callable[[list[Results]], str]] = {
 VIEWS = (*_RENDERERS, "planner")
 
 
-def render_embed(args: list[str], root: Path, *, strict: bool) -> str:
-    """HTML for ``::: benchmark <name> <view>``.
+def check_embed(args: list[str], root: Path, *, strict: bool) -> list[Results]:
+    """The results ``::: benchmark <name> <view>`` shows, checked, without rendering anything.
 
     ``args`` are the words after ``::: benchmark``; ``root`` is the repository root. Raises
     :class:`BenchmarkError` for an unknown benchmark or view, a missing or malformed results
@@ -80,18 +81,29 @@ def render_embed(args: list[str], root: Path, *, strict: bool) -> str:
     if view not in VIEWS:
         raise BenchmarkError(f"unknown benchmark view {view!r}; use one of {', '.join(VIEWS)}")
     results = load_results(name, root)
+    for result in results:
+        if result.stale and strict:
+            message = result.stale_message()
+            raise BenchmarkError(f"{result.path}: {message} (stale results are an error here)")
+    return results
+
+
+def render_embed(args: list[str], root: Path, *, strict: bool) -> str:
+    """HTML for ``::: benchmark <name> <view>``; raises as :func:`check_embed` does.
+
+    A stale results file (allowed unless ``strict``) issues a :class:`StaleResultsWarning` and
+    gets a notice above its numbers.
+    """
+    results = check_embed(args, root, strict=strict)
     notices: list[str] = []
     for result in results:
-        if not result.stale:
-            continue
-        message = result.stale_message()
-        if strict:
-            raise BenchmarkError(f"{result.path}: {message} (stale results are an error here)")
-        warnings.warn(f"{result.path}: {message}", StaleResultsWarning, stacklevel=2)
-        notices.append(_stale_notice(result))
-    if view == "planner":  # shows the model, no measurement: the tables carry the notices
+        if result.stale:
+            message = result.stale_message()
+            warnings.warn(f"{result.path}: {message}", StaleResultsWarning, stacklevel=2)
+            notices.append(_stale_notice(result))
+    if args[1] == "planner":  # shows the model, no measurement: the tables carry the notices
         return view_planner(results, memory_model)
-    return "\n".join([*notices, _RENDERERS[view](results)])
+    return "\n".join([*notices, _RENDERERS[args[1]](results)])
 
 
 def _stale_notice(result: Results) -> str:

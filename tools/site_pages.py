@@ -14,9 +14,8 @@ import re
 from html import escape
 from pathlib import Path
 
-from tools.model import Card, CardGroup, Embed, Page, Question, Quiz, script_lang
-from tools.parser import heading_ids, split_lines
-from tools.parser import markdown as course_markdown
+from tools.model import Card, CardGroup, Embed, Heading, Page, Question, Quiz, script_lang
+from tools.parser import split_lines
 from tools.render import render_markdown
 
 # Interface text of a quiz, in the quiz's own language. Urdu strings are plain, everyday words.
@@ -64,9 +63,8 @@ def render_page(page: Page, markdown: str, *, root: Path, strict_results: bool) 
     are the ones the parser saw, so an HTML block never lands on the wrong lines.
     """
     lines = split_lines(markdown)
-    file_text = _strip_bom((root / page.path).read_text("utf-8"))
-    offset = _line_offset(file_text, markdown)
-    source = split_lines(file_text)
+    source = list(page.lines)
+    offset = _line_offset(source, markdown)
     for span, _ in page.blocks:
         start, end = span.start - offset, span.end - offset
         if start < 0 or end > len(lines) or lines[start:end] != source[span.start : span.end]:
@@ -74,7 +72,7 @@ def render_page(page: Page, markdown: str, *, root: Path, strict_results: bool) 
                 f"{page.path}:{span.start + 1}: the Markdown being rendered does not match the "
                 "file at this course block (was the page changed after parsing, or by a plugin?)"
             )
-    lines = _headings_with_direction(lines)
+    lines = _headings_with_direction(lines, page.headings, offset)
     out: list[str] = []
     cursor = 0
     first_cards = True
@@ -94,26 +92,28 @@ def render_page(page: Page, markdown: str, *, root: Path, strict_results: bool) 
     return "\n".join(out) + ("\n" if markdown.endswith("\n") else "")
 
 
-def _headings_with_direction(lines: list[str]) -> list[str]:
+def _headings_with_direction(
+    lines: list[str], headings: tuple[Heading, ...], offset: int
+) -> list[str]:
     """Give Urdu headings ``lang``/``dir`` and a readable anchor (attr_list syntax).
 
     A heading's direction and font follow its script, as for quiz and card text: without this an
     Urdu title on an English page runs left-to-right in the wrong font and clips. The default
-    slug of an Urdu heading is empty (the anchor becomes ``#_1``), so it gets an Urdu slug.
+    slug of an Urdu heading is empty (the anchor becomes ``#_1``), so it gets the parser's slug.
     """
     out = list(lines)
-    for token, anchor, given in heading_ids(course_markdown().parse("\n".join(lines))):
-        if token.level or not token.markup.startswith("#") or token.map is None:
+    for heading in headings:
+        index = heading.line - offset
+        if not (heading.top_level and heading.atx and heading.lang == "ur") or index < 0:
             continue
-        index = token.map[0]
         line = out[index].rstrip()
-        if script_lang(line) != "ur" or line.endswith("#"):
+        if line.endswith("#"):
             continue
         attrs = _ATTR_LIST.search(line)
         existing = attrs.group(1) if attrs else ""
         if re.search(r"\b(lang|dir)=", existing):
             continue
-        added = [_URDU_ATTRS] if given else ["#" + anchor, _URDU_ATTRS]
+        added = [_URDU_ATTRS] if heading.given else ["#" + heading.anchor, _URDU_ATTRS]
         if attrs is None:
             out[index] = f"{line} {{ {' '.join(added)} }}"
         else:
@@ -121,18 +121,14 @@ def _headings_with_direction(lines: list[str]) -> list[str]:
     return out
 
 
-def _strip_bom(text: str) -> str:
-    return text.removeprefix("\ufeff")
-
-
-def _line_offset(file_text: str, markdown: str) -> int:
+def _line_offset(source: list[str], markdown: str) -> int:
     """Lines of the file that precede ``markdown`` (front matter the generator stripped)."""
-    text = file_text.replace("\r\n", "\n")
-    body = _strip_bom(markdown).replace("\r\n", "\n")
-    if text == body:
+    body = split_lines(markdown.removeprefix("\ufeff"))
+    if body == source or not body:
         return 0
-    if body and text.endswith(body):
-        return len(split_lines(text[: len(text) - len(body)]))
+    offset = len(source) - len(body)
+    if offset > 0 and source[offset:] == body:
+        return offset
     return 0  # mismatches are reported per block by the caller, with their line
 
 
@@ -156,7 +152,7 @@ def _flush_left(html: str) -> list[str]:
 # --- rendering course text --------------------------------------------------------------------
 
 
-def _markdown(text: str, *, inline: bool, page: str, site_url: str = "") -> str:
+def _item_html(text: str, *, inline: bool, page: str, site_url: str = "") -> str:
     """Course Markdown to safe HTML; code stays left-to-right inside right-to-left text.
 
     ``page`` (the docs path of the page) resolves relative links, as MkDocs would.
@@ -170,7 +166,7 @@ def course_html(text: str, *, inline: bool, page: str) -> str:
 
     The review page uses it: its links are resolved against the item's own page.
     """
-    return _markdown(text, inline=inline, page=page, site_url="./")
+    return _item_html(text, inline=inline, page=page, site_url="./")
 
 
 def _lang_attrs(lang: str) -> str:
@@ -202,9 +198,9 @@ def _card(card: Card, page: str) -> str:
     return (
         f'<details class="flashcard" id="{escape(card.anchor)}"{_lang_attrs(card.lang)}>\n'
         f'<summary><span class="flashcard-question"{_lang_attrs(script_lang(card.front))}>'
-        f"{_markdown(card.front, inline=True, page=page)}</span></summary>\n"
+        f"{_item_html(card.front, inline=True, page=page)}</span></summary>\n"
         f'<div class="flashcard-answer"{_lang_attrs(script_lang(card.back))}>'
-        f"{_markdown(card.back, inline=True, page=page)}</div>\n"
+        f"{_item_html(card.back, inline=True, page=page)}</div>\n"
         "</details>"
     )
 
@@ -261,17 +257,17 @@ def _question(question: Question, number: int, quiz_lang: str, page: str) -> str
         f"{_lang_attrs(prompt_lang)}>",
         f'<legend class="quiz-prompt"><span class="quiz-number">{number}.</span> '
         f'<span class="quiz-prompt-text"{_lang_attrs(prompt_lang)}>'
-        f"{_markdown(question.prompt, inline=True, page=page)}</span></legend>",
+        f"{_item_html(question.prompt, inline=True, page=page)}</span></legend>",
         '<ol class="quiz-options">',
     ]
     for index, option in enumerate(question.options):
         parts.append(
             f'<li><button type="button" class="quiz-option" data-index="{index}">'
             f'<span class="quiz-option-text"{_lang_attrs(option.lang)}>'
-            f"{_markdown(option.text, inline=True, page=page)}</span></button></li>"
+            f"{_item_html(option.text, inline=True, page=page)}</span></button></li>"
         )
     right = question.options[question.answer]
-    right_html = _markdown(right.text, inline=True, page=page)
+    right_html = _item_html(right.text, inline=True, page=page)
     explanation_lang = script_lang(question.explanation)
     parts += [
         "</ol>",
@@ -281,7 +277,7 @@ def _question(question: Question, number: int, quiz_lang: str, page: str) -> str
         f'<p class="quiz-answer"><strong{ui}>{escape(text["correct_answer"])}:</strong> '
         f"<span{_lang_attrs(right.lang)}>{right_html}</span></p>",
         f'<div class="quiz-explanation-text"{_lang_attrs(explanation_lang)}>',
-        _markdown(question.explanation, inline=False, page=page),
+        _item_html(question.explanation, inline=False, page=page),
         "</div>",
         "</details>",
         "</fieldset>",

@@ -88,11 +88,17 @@ def build_site(site_dir: Path, *, root: Path = ROOT, strict_results: bool = Fals
 
 
 def _mkdocs_build(config_file: Path, site_dir: Path, *, strict_results: bool) -> None:
-    """``mkdocs build --strict`` of ``config_file`` into ``site_dir``, in this process."""
+    """``mkdocs build --strict`` of ``config_file`` into ``site_dir``, in this process.
+
+    Run from the course's folder, as ``mkdocs build`` would be: some paths in ``mkdocs.yml``
+    (pymdownx.snippets' ``base_path``, the notebook cache) are relative to the working directory.
+    """
     env = {"NO_MKDOCS_2_WARNING": "1", buildinfo.STRICT_RESULTS_ENV: "1" if strict_results else ""}
     saved = {name: os.environ.get(name) for name in env}
     os.environ.update(env)
     handler = _mkdocs_log_handler()
+    cwd = Path.cwd()
+    os.chdir(config_file.parent)
     try:
         from mkdocs.commands.build import build
         from mkdocs.config import load_config
@@ -108,6 +114,7 @@ def _mkdocs_build(config_file: Path, site_dir: Path, *, strict_results: bool) ->
         print(f"ERROR   -  {exc}", file=sys.stderr)
         raise SystemExit(f"mkdocs build failed; {site_dir.name} was discarded") from None
     finally:
+        os.chdir(cwd)
         logging.getLogger("mkdocs").removeHandler(handler)
         for name, value in saved.items():
             if value is None:

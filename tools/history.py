@@ -57,6 +57,8 @@ CACHE_VERSION = 1
 
 LineTimes = list[int | None]
 
+# Every setting that could change which lines git reports is pinned (see the module docstring);
+# ``tests/test_history.py`` runs with a hostile config to check it.
 _GIT = (
     "git",
     "-c",
@@ -116,9 +118,14 @@ def line_times(root: Path, paths: Iterable[str]) -> dict[str, list[int | None]]:
 
 
 def _git(root: Path, *args: str) -> bytes | None:
-    """Standard output of git in ``root``, as bytes; None outside a checkout or on failure."""
+    """Standard output of git in ``root``, as bytes; None outside a checkout or on failure.
+
+    GIT_OPTIONAL_LOCKS=0: ``git diff`` would otherwise refresh the index, writing to ``.git``
+    during a build and contending for its lock with whatever else runs git there.
+    """
+    env = {**os.environ, "GIT_OPTIONAL_LOCKS": "0"}
     try:
-        result = subprocess.run([*_GIT, *args], cwd=root, capture_output=True)
+        result = subprocess.run([*_GIT, *args], cwd=root, env=env, capture_output=True)
     except OSError:
         return None
     return result.stdout if result.returncode == 0 else None
@@ -137,7 +144,9 @@ def _head(root: Path) -> tuple[str, list[str]] | None:
     return commit, boundaries
 
 
-def _committed(root: Path, head: tuple[str, list[str]], tops: list[str]) -> dict[str, LineTimes]:
+def _committed(
+    root: Path, head: tuple[str, list[str]], tops: list[str]
+) -> dict[str, LineTimes | None]:
     """Line times at HEAD of every file under ``tops``: the cache, brought up to HEAD."""
     commit, boundaries = head
     key = {"version": CACHE_VERSION, "tops": tops, "shallow": boundaries}
@@ -150,7 +159,7 @@ def _committed(root: Path, head: tuple[str, list[str]], tops: list[str]) -> dict
         patch = _git(root, *_LOG, *([f"^{since}"] if since else []), commit, "--", *tops)
         if patch is None:
             return {}
-        _replay(files, patch, None)
+        _replay(files, patch)
         _save(root, {**key, "commit": commit, "files": files})
     return files
 
@@ -169,7 +178,7 @@ def _continues(root: Path, since: str, head: str) -> bool:
 
 
 def _uncommitted(
-    root: Path, committed: dict[str, LineTimes], files: list[str]
+    root: Path, committed: dict[str, LineTimes | None], files: list[str]
 ) -> dict[str, LineTimes | None]:
     """The committed times of ``files`` with the working tree's changed and added lines None."""
     current: dict[str, LineTimes | None] = {
@@ -179,17 +188,18 @@ def _uncommitted(
         patch = _git(root, *_WORKTREE_DIFF, "--", *current)
         if patch is None:
             return {}
-        _replay(current, patch, None)
+        _replay(current, patch)
     return current
 
 
-def _replay(files: dict, patch: bytes, stamp: int | None) -> None:
+def _replay(files: dict[str, LineTimes | None], patch: bytes) -> None:
     """Apply a ``-U0`` patch to per-file line times, stamping the lines it adds.
 
-    A commit line (NUL, id, committer time) sets the stamp for the diffs after it. A file whose
-    history is unknown (binary, or patched without having been added) is None.
+    A commit line (NUL, id, committer time) sets the stamp for the diffs after it; before any,
+    as in a working-tree diff, added lines are None. A file without known history (binary, or
+    patched without having been added) is None or absent.
     """
-    path, moved = None, None
+    path, moved, stamp = None, None, None
     for line in patch.split(b"\n"):
         if line[:1] in b"+- \\":  # hunk contents (and blank lines): only the headers matter
             continue
@@ -210,22 +220,21 @@ def _replay(files: dict, patch: bytes, stamp: int | None) -> None:
             files[path] = []
         elif line.startswith(b"deleted file mode"):
             files.pop(path, None)
-            path = None
-        elif line.startswith(b"Binary files "):
+        elif line.startswith(b"Binary files ") and path in files:
             files[path] = None
 
 
 def _apply_hunk(times: LineTimes, header: bytes, stamp: int | None) -> None:
-    """Replace the lines a hunk removes by as many ``stamp`` as it adds.
+    """Replace the lines a hunk ``@@ -a,b +c,d @@`` removes (b) by as many ``stamp`` as it adds (d).
 
     Hunks come in file order and earlier ones are already applied, so the hunk's position in the
-    new file is its position in ``times``. With no new lines, ``c`` is the line before the gap.
+    new file (c) is its position in ``times``. When d is 0, c is the line before the gap.
     """
     match = _HUNK.match(header)
     if match is None:
         return
     removed, start, added = (int(n) if n is not None else 1 for n in match.groups())
-    first = start - 1
+    first = start - 1 if added else start
     times[first : first + removed] = [stamp] * added
 
 

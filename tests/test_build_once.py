@@ -1,0 +1,94 @@
+"""A build does each piece of work once, and a rebuild with nothing changed skips what it can.
+
+Counted, not timed: the figures are in tests/perf/bench_scale.py.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import copy_course
+
+from tools import benchmarks, cli, deck, parser
+from tools.buildinfo import ROOT
+from tools.course_check import load_checked_course
+
+
+@pytest.fixture
+def counted(monkeypatch: pytest.MonkeyPatch) -> dict[str, list]:
+    """Record every page parse and every deck build of the code under test."""
+    calls: dict[str, list] = {"parse": [], "deck": []}
+    real_parse, real_deck = parser.parse_page, deck.build_apkg
+
+    def parse_page(path, *args, **kwargs):
+        calls["parse"].append(path)
+        return real_parse(path, *args, **kwargs)
+
+    def build_apkg(*args, **kwargs):
+        calls["deck"].append(1)
+        return real_deck(*args, **kwargs)
+
+    monkeypatch.setattr(parser, "parse_page", parse_page)
+    monkeypatch.setattr(deck, "build_apkg", build_apkg)
+    return calls
+
+
+def test_a_build_parses_each_page_once_and_a_no_op_rebuild_reuses_the_deck(
+    tmp_path: Path, counted: dict[str, list]
+):
+    root = copy_course(tmp_path / "course")
+    pages = sorted(p.relative_to(root).as_posix() for p in (root / "docs").rglob("*.md"))
+    cli.build_site(tmp_path / "site", root=root)
+    assert sorted(counted["parse"]) == pages  # the CLI's check and MkDocs' hook share one parse
+    assert counted["deck"] == [1]
+    first = (tmp_path / "site" / "downloads").iterdir().__next__().read_bytes()
+
+    counted["parse"].clear()
+    cli.build_site(tmp_path / "site", root=root)
+    assert counted["parse"] == []  # nothing changed: the checked course is reused
+    assert counted["deck"] == [1]  # and the deck comes from .cache/deck
+    assert next((tmp_path / "site" / "downloads").iterdir()).read_bytes() == first
+
+    lesson = root / "docs" / "lessons" / "01-finding-and-claiming-work.md"
+    lesson.write_text(lesson.read_text("utf-8") + "\nA new question? ::: A new answer\n", "utf-8")
+    cli.build_site(tmp_path / "site", root=root)
+    assert counted["parse"] == pages  # an edit: parsed again, once
+    assert counted["deck"] == [1, 1]  # and a new deck
+
+
+def test_checking_a_benchmark_embed_does_not_render_it(monkeypatch: pytest.MonkeyPatch):
+    def refuse(*args, **kwargs):
+        raise AssertionError("check rendered an embed")
+
+    monkeypatch.setattr(benchmarks, "render_embed", refuse)
+    for view in list(benchmarks._RENDERERS):
+        monkeypatch.setitem(benchmarks._RENDERERS, view, refuse)
+    monkeypatch.setattr(benchmarks, "view_planner", refuse)
+    course = load_checked_course(ROOT, strict_results=True)  # strict: no cache from other tests
+    assert course.errors == []
+    assert any(page.embeds for page in course.pages)
+
+
+def test_a_broken_embed_is_still_an_error_without_rendering(tmp_path: Path):
+    root = copy_course(tmp_path / "course")
+    lesson = root / "docs" / "lessons" / "02-gradient-checkpointing.md"
+    text = lesson.read_text("utf-8")
+    assert "::: benchmark checkpointing table" in text
+    lesson.write_text(text.replace("checkpointing table", "checkpointing tabel", 1), "utf-8")
+    errors = [str(e) for e in load_checked_course(root).errors]
+    assert len(errors) == 1 and "unknown benchmark view 'tabel'" in errors[0]
+    assert errors[0].startswith("docs/lessons/02-gradient-checkpointing.md:")
+
+
+def test_mkdocs_jupyter_is_told_to_leave_markdown_pages_alone():
+    from mkdocs.config import load_config
+
+    config = load_config(str(ROOT / "mkdocs.yml"))
+    jupyter = config.plugins["mkdocs-jupyter"]
+    from mkdocs.structure.files import File
+
+    page = File("lessons/01-finding-and-claiming-work.md", str(ROOT / "docs"), "/tmp/x", False)
+    lab = File("lab/checkpointing-lab.py", str(ROOT / "docs"), "/tmp/x", False)
+    assert not jupyter.should_include(page)
+    assert jupyter.should_include(lab)

@@ -1,0 +1,476 @@
+"""How the build scales: our build against plain MkDocs, on this course and a large generated one.
+
+Run: ``.venv/bin/python tests/perf/bench_scale.py [--lessons N] [--commits M] [--pairs K]
+[--runs R] [--skip-real]``. It is a benchmark that prints figures, not a test; it takes minutes.
+
+Printed, after the machine (cores, load, versions):
+
+1. This course: K pairs of builds, each a plain ``mkdocs build`` of the same pages with the hook
+   taken out of a temporary copy of ``mkdocs.yml`` (``mkdocs.plain.yml``, removed afterwards),
+   then a rebuild with nothing changed by ``python -m tools.cli build``; each pair and the median
+   ratio ours/plain. Both kinds run once first, untimed, so caches are warm.
+2. A generated course (N lessons of 25 flashcards and a 5-question quiz each, M commits that edit
+   one to three lines each), the same for the same arguments down to its commit ids. R rounds of
+   three builds: plain MkDocs, a clean build (no site, no ``.cache``) and a rebuild with nothing
+   changed; each round, the medians and the median ratios. Then whether the clean builds wrote
+   the same deck bytes, where a profiled clean build spends its time, and the deck's parts timed
+   in this process (parsing, dating notes from git history, building the ``.apkg``) cold, warm
+   and after one more commit that edits one answer.
+
+Other work on the machine skews every figure: the load average is printed before and after.
+
+Plain builds run with ``--strict`` when they pass that way; where the hook is needed for that
+(the deck download link has no file without it) they run with ``--no-strict``, and it says so.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import pstats
+import random
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from importlib import metadata
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from tools import buildinfo, course_check, deck, deck_cache, history, note_dates, review  # noqa: E402
+
+HOOK = ROOT / "tools" / "mkdocs_hooks.py"
+PLAIN_CONFIG = "mkdocs.plain.yml"
+CARDS, QUESTIONS = 25, 5
+EPOCH = 1_700_000_000  # the generated history's first commit; each later one is 10 min after
+GIT_ENV = {
+    "GIT_AUTHOR_NAME": "Bench Author",
+    "GIT_AUTHOR_EMAIL": "author@example.org",
+    "GIT_COMMITTER_NAME": "Bench Author",
+    "GIT_COMMITTER_EMAIL": "author@example.org",
+}
+WORDS = ("gradient", "memory", "tensor", "layer", "batch", "kernel", "shard", "token", "cache")
+
+
+class BuildFailed(Exception):
+    pass
+
+
+# --- running and timing ---------------------------------------------------------------------
+
+
+def run(cmd: list[str], cwd: Path = ROOT) -> tuple[float, str]:
+    """Seconds a command took, and its stderr; :class:`BuildFailed` when it fails."""
+    started = time.perf_counter()
+    result = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True)
+    elapsed = time.perf_counter() - started
+    if result.returncode:
+        raise BuildFailed(f"{' '.join(cmd)} failed:\n{result.stdout}{result.stderr}")
+    return elapsed, result.stderr
+
+
+def timed(call: Callable[[], object]) -> tuple[float, object]:
+    started = time.perf_counter()
+    value = call()
+    return time.perf_counter() - started, value
+
+
+def medians(rows: list[tuple[float, ...]]) -> list[float]:
+    """The median of each column."""
+    return [statistics.median(column) for column in zip(*rows, strict=True)]
+
+
+def warnings_in(stderr: str) -> list[str]:
+    return [line for line in stderr.splitlines() if line.startswith("WARNING")]
+
+
+def show_warnings(label: str, stderr: str) -> None:
+    found = warnings_in(stderr)
+    for line in found[:5]:
+        print(f"  {label} warning: {line}")
+    if len(found) > 5:
+        print(f"  {label}: {len(found) - 5} more warning(s)")
+
+
+def ours_command(course: Path, site: Path) -> list[str]:
+    cmd = [sys.executable, "-m", "tools.cli", "build", "--site-dir", str(site)]
+    return cmd if course == ROOT else [*cmd, "--course", str(course)]
+
+
+def plain_command(course: Path, site: Path) -> list[str]:
+    """The plain build's command, strict when the pages pass that way without the hook."""
+    config = str(course / PLAIN_CONFIG)
+    cmd = [sys.executable, "-m", "mkdocs", "build", "-f", config, "-d", str(site)]
+    try:
+        _, stderr = run([*cmd, "--strict"], cwd=course)
+    except BuildFailed as exc:
+        reasons = warnings_in(str(exc)) or str(exc).splitlines()[-3:]
+        print(f"  plain build fails with --strict without the hook ({len(reasons)} warning(s)):")
+        for line in reasons[:5]:
+            print(f"    {line}")
+        print("  so plain builds run with --no-strict")
+        run([*cmd, "--no-strict"], cwd=course)
+        return [*cmd, "--no-strict"]
+    show_warnings("plain", stderr)
+    return [*cmd, "--strict"]
+
+
+def write_plain_config(course: Path) -> None:
+    """``mkdocs.plain.yml`` beside ``mkdocs.yml``: the same settings without the ``hooks:``."""
+    text = (course / "mkdocs.yml").read_text("utf-8")
+    plain, found = re.subn(r"(?m)^hooks:[ \t]*(?:#.*)?\n(?:(?:[ \t]+|- ).*\n|[ \t]*\n)*", "", text)
+    if found != 1:
+        raise SystemExit(f"{course / 'mkdocs.yml'}: no top-level hooks: block to remove")
+    (course / PLAIN_CONFIG).write_text(plain, "utf-8")
+
+
+# --- 1. this course ---------------------------------------------------------------------------
+
+
+def bench_real(pairs: int, tmp: Path) -> None:
+    print(f"\n== 1. this course ({ROOT}): plain mkdocs vs our no-op rebuild, {pairs} pairs ==")
+    write_plain_config(ROOT)
+    try:
+        plain = plain_command(ROOT, tmp / "real-plain")
+        _, stderr = run(ours_command(ROOT, tmp / "real-ours"))  # warms .cache
+        show_warnings("ours", stderr)
+        ratios = []
+        for number in range(1, pairs + 1):
+            plain_s, _ = run(plain)
+            ours_s, _ = run(ours_command(ROOT, tmp / "real-ours"))
+            ratios.append(ours_s / plain_s)
+            print(
+                f"  pair {number}: plain {plain_s:6.2f} s   ours {ours_s:6.2f} s   "
+                f"ours/plain {ratios[-1]:.2f}"
+            )
+    finally:
+        (ROOT / PLAIN_CONFIG).unlink(missing_ok=True)
+    print(f"  median ours/plain: {statistics.median(ratios):.2f}")
+    print(f"  load average now: {load_average()}")
+
+
+# --- 2. the generated course ------------------------------------------------------------------
+
+
+def sentence(rng: random.Random, words: int) -> str:
+    text = " ".join(rng.choice(WORDS) for _ in range(words))
+    return text[0].upper() + text[1:] + "."
+
+
+def lesson_lines(number: int, rng: random.Random) -> tuple[list[str], list[int]]:
+    """A lesson's lines, and which of them a later commit may edit (answers and prose)."""
+    lines = [f"# Lesson {number} · Topic {number}", "", "## Overview {#overview}", ""]
+    editable = []
+    for _ in range(3):
+        editable.append(len(lines))
+        lines.append(sentence(rng, 12))
+    lines += [f"It computes `step_{number}(x)`, which is $x^2 + {number}$ per element.", ""]
+    lines += ["## Flashcards {#flashcards}", ""]
+    for card in range(1, CARDS + 1):
+        editable.append(len(lines))
+        lines.append(f"What does term {number}.{card} mean? ::: {sentence(rng, 8)}")
+    lines += ["", "## Worked example {#example}", "", "```python"]
+    lines += [f"def step_{number}(x):", f"    return x**2 + {number}", "```", ""]
+    editable.append(len(lines))
+    lines += [sentence(rng, 14), "", "## Quiz {#quiz}", ""]
+    lines.append(f'::: quiz id=lesson-{number:03d}-quiz title="Lesson {number} quiz"')
+    for question in range(1, QUESTIONS + 1):
+        right = rng.randrange(3)
+        lines.append(f"{question}. Which {rng.choice(WORDS)} fits case {question}?")
+        lines += [f"   - [{'x' if o == right else ' '}] {sentence(rng, 3)}" for o in range(3)]
+        lines += ["", f"   {sentence(rng, 10)}", ""]
+    lines.append(":::")
+    return lines, editable
+
+
+def edit_line(line: str, rng: random.Random) -> str:
+    """A new answer for a card line, a new sentence for prose."""
+    if " ::: " in line:
+        return line.split(" ::: ")[0] + " ::: " + sentence(rng, 8)
+    return sentence(rng, 12)
+
+
+def course_config(names: list[str]) -> str:
+    """This course's ``mkdocs.yml`` for the generated lessons: the hook by its absolute path,
+    no notebook plugin, only the assets that are copied, its own deck and GUID namespace."""
+    config = yaml.safe_load((ROOT / "mkdocs.yml").read_text("utf-8"))
+    config["site_name"] = config["extra"]["course"]["deck_name"] = "Synthetic Scale Course"
+    config["extra"]["course"].update(
+        deck_file="downloads/synthetic-scale-course.apkg",
+        guid_namespace="synthetic-scale-course",
+        note_type_ids={"basic": 1999000001, "choice": 1999000002},
+        languages=["en"],
+    )
+    config["hooks"] = [HOOK.as_posix()]
+    config["theme"]["custom_dir"] = (ROOT / config["theme"]["custom_dir"]).as_posix()
+    config["plugins"] = [p for p in config["plugins"] if not isinstance(p, dict)]
+    config.pop("watch", None)  # folders of this repository
+    lessons = [{f"{n} · Topic {n}": f"lessons/{name}"} for n, name in enumerate(names, 1)]
+    config["nav"] = [{"Home": "index.md"}, {"Lessons": lessons}]
+    config["nav"] += [{"Flashcards": "flashcards.md"}, {"Review": "review.md"}]
+    for key in ("extra_css", "extra_javascript"):
+        config[key] = [path for path in config[key] if kept_asset(path)]
+    return yaml.safe_dump(config, sort_keys=False, allow_unicode=True)
+
+
+def kept_asset(path: str) -> bool:
+    """An asset of the real config the generated course keeps: copied, or made by the hook."""
+    return path == review.INDEX_FILE or (ROOT / "docs" / path).is_file()
+
+
+def first_files(names: list[str], lessons: list[list[str]]) -> dict[str, bytes]:
+    files = {"mkdocs.yml": course_config(names).encode()}
+    index = ["# Synthetic scale course", ""]
+    index += [f"- [Lesson {n}](lessons/{name})" for n, name in enumerate(names, 1)]
+    files["docs/index.md"] = ("\n".join(index) + "\n").encode()
+    files["docs/review.md"] = (ROOT / "docs" / "review.md").read_bytes()
+    deck_file = yaml.safe_load(files["mkdocs.yml"])["extra"]["course"]["deck_file"]
+    flashcards = f"# Flashcards and Anki deck\n\n[Download the deck]({deck_file})\n"
+    files["docs/flashcards.md"] = flashcards.encode()  # review.md links to it
+    for path in sorted((ROOT / "docs" / "assets").rglob("*")):
+        if path.is_file():
+            files[path.relative_to(ROOT).as_posix()] = path.read_bytes()
+    for name, lines in zip(names, lessons, strict=True):
+        files[f"docs/lessons/{name}"] = ("\n".join(lines) + "\n").encode()
+    return files
+
+
+def fast_import_commit(number: int, files: dict[str, bytes]) -> bytes:
+    who = f"{GIT_ENV['GIT_AUTHOR_NAME']} <{GIT_ENV['GIT_AUTHOR_EMAIL']}> {EPOCH + 600 * number}"
+    message = f"commit {number}\n".encode()
+    out = [f"commit refs/heads/main\nauthor {who} +0000\ncommitter {who} +0000\n".encode()]
+    out.append(b"data %d\n%s" % (len(message), message))
+    for path, data in files.items():
+        out.append(b"M 100644 inline %s\ndata %d\n%s\n" % (path.encode(), len(data), data))
+    return b"".join(out) + b"\n"
+
+
+def generate_course(course: Path, lessons: int, commits: int, seed: int) -> None:
+    """The course and its history: everything in a first commit, then ``commits - 1`` commits
+    that each edit 1 to 3 lines of random lessons; the working tree checked out at the last."""
+    rng = random.Random(seed)
+    names = [f"l{n:03d}.md" for n in range(1, lessons + 1)]
+    made = [lesson_lines(n, rng) for n in range(1, lessons + 1)]
+    texts = [lines for lines, _ in made]
+    stream = [fast_import_commit(0, first_files(names, texts))]
+    for number in range(1, commits):
+        changed = {}
+        for _ in range(rng.randint(1, 3)):
+            which = rng.randrange(lessons)
+            line = rng.choice(made[which][1])
+            texts[which][line] = edit_line(texts[which][line], rng)
+            changed[f"docs/lessons/{names[which]}"] = ("\n".join(texts[which]) + "\n").encode()
+        stream.append(fast_import_commit(number, changed))
+    course.mkdir(parents=True)
+    git(course, "init", "-q", "-b", "main")
+    subprocess.run(
+        ["git", "fast-import", "--quiet"], cwd=course, input=b"".join(stream), check=True
+    )
+    git(course, "reset", "-q", "--hard")
+
+
+def git(course: Path, *args: str) -> str:
+    env = {**os.environ, **GIT_ENV}
+    result = subprocess.run(
+        ["git", "-c", "commit.gpgsign=false", *args],
+        cwd=course,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return result.stdout
+
+
+def commit_one_answer(course: Path, commits: int) -> None:
+    """One more commit, dated after the others, that changes the first card's answer."""
+    path = course / "docs" / "lessons" / "l001.md"
+    lines = path.read_text("utf-8").splitlines()
+    card = next(n for n, line in enumerate(lines) if " ::: " in line)
+    lines[card] = lines[card].split(" ::: ")[0] + " ::: An answer edited by the benchmark."
+    path.write_text("\n".join(lines) + "\n", "utf-8")
+    date = f"@{EPOCH + 600 * commits} +0000"
+    os.environ.update(GIT_AUTHOR_DATE=date, GIT_COMMITTER_DATE=date)
+    try:
+        git(course, "commit", "-q", "-am", "edit one answer")
+    finally:
+        del os.environ["GIT_AUTHOR_DATE"], os.environ["GIT_COMMITTER_DATE"]
+
+
+def deck_bytes(course: Path, site: Path) -> bytes:
+    config = yaml.safe_load((course / "mkdocs.yml").read_text("utf-8"))
+    return (site / config["extra"]["course"]["deck_file"]).read_bytes()
+
+
+def clean_build(course: Path, site: Path) -> tuple[float, bytes]:
+    shutil.rmtree(site, ignore_errors=True)
+    shutil.rmtree(course / ".cache", ignore_errors=True)
+    elapsed, _ = run(ours_command(course, site))
+    return elapsed, deck_bytes(course, site)
+
+
+def bench_builds(course: Path, tmp: Path, runs: int) -> None:
+    """Rounds of a plain build, a clean build and a no-op rebuild, so that the three figures of a
+    round share the machine's load; then the medians, and the medians of each round's ratios."""
+    site = tmp / "synthetic-site"
+    plain = plain_command(course, tmp / "synthetic-plain")
+    rounds, decks = [], set()
+    for number in range(1, runs + 1):
+        plain_s, _ = run(plain, cwd=course)
+        clean_s, data = clean_build(course, site)
+        noop_s, stderr = run(ours_command(course, site))
+        if number == 1:
+            show_warnings("ours", stderr)
+        rounds.append((plain_s, clean_s, noop_s))
+        decks.add(data)
+        print(
+            f"  round {number}: plain {plain_s:6.2f} s   clean {clean_s:6.2f} s   "
+            f"no-op rebuild {noop_s:6.2f} s"
+        )
+    plain_s, clean_s, noop_s = medians(rounds)
+    print(f"  medians: plain {plain_s:.2f} s, clean {clean_s:.2f} s, no-op rebuild {noop_s:.2f} s")
+    ratios = [(c / p, n / c, n / p) for p, c, n in rounds]
+    clean_plain, noop_clean, noop_plain = medians(ratios)
+    print(
+        f"  median ratios: clean/plain {clean_plain:.2f}, no-op/clean {noop_clean:.2f}, "
+        f"no-op/plain {noop_plain:.2f}"
+    )
+    print(f"  deck byte-identical over {runs} clean builds: {len(decks) == 1} ({len(data)} bytes)")
+    print(f"  load average now: {load_average()}")
+
+
+def profile_build(course: Path, tmp: Path) -> None:
+    """One clean build under cProfile: where the time goes, by cumulative time."""
+    out, site = tmp / "build.prof", tmp / "profiled-site"
+    shutil.rmtree(course / ".cache", ignore_errors=True)
+    cmd = [sys.executable, "-m", "cProfile", "-o", str(out), *ours_command(course, site)[1:]]
+    elapsed, _ = run(cmd)
+    stats = pstats.Stats(str(out)).stats
+    print(f"  profiled clean build: {elapsed:.2f} s (profiling slows it); cumulative seconds:")
+    rows = [
+        (ct, nc, where(file, line, name))
+        for (file, line, name), (_, nc, _, ct, _) in stats.items()
+        if interesting(file)
+    ]
+    for ct, calls, name in sorted(rows, reverse=True)[:22]:
+        print(f"    {ct:7.2f} s  {calls:7d} calls  {name}")
+
+
+def interesting(file: str) -> bool:
+    """Engine code (not the CLI's wrappers around MkDocs) and MkDocs' build and page rendering."""
+    if file == str(ROOT / "tools" / "cli.py"):
+        return False
+    return file.startswith(str(ROOT / "tools")) or any(
+        part in file for part in ("mkdocs/commands/build.py", "mkdocs/structure/pages.py")
+    )
+
+
+def where(file: str, line: int, name: str) -> str:
+    short = file.split("site-packages/")[-1].removeprefix(str(ROOT) + "/")
+    return f"{short}:{line} {name}"
+
+
+def bench_deck(course: Path, commits: int) -> None:
+    """The deck's parts in this process: parse, history, note dates, .apkg; cold and warm."""
+    cache = course / ".cache"
+    parse_s, checked = timed(lambda: course_check.load_checked_course(course))
+    items = list(deck.note_items(checked))
+    paths = sorted({entry.page.path for entry in items})
+    stamp = buildinfo.source_date_epoch(course)
+    print(f"  deck parts, in this process: {len(items)} notes on {len(paths)} pages")
+    print(f"  parse (load_checked_course): {parse_s:.2f} s")
+    cold = {}
+    for name, call in (
+        ("history.line_times", lambda: history.line_times(course, paths)),
+        (
+            "note_dates.note_times",
+            lambda: note_dates.note_times(items, root=course, timestamp=stamp),
+        ),
+        ("deck_cache.apkg", lambda: deck_cache.apkg(checked, root=course, timestamp=stamp)),
+    ):
+        shutil.rmtree(cache, ignore_errors=True)
+        cold[name], _ = timed(call)
+        warm, _ = timed(call)
+        print(f"  {name + ':':24} cold {cold[name]:6.2f} s   warm {warm:6.2f} s")
+    times = note_dates.note_times(items, root=course, timestamp=stamp)
+    build_s, _ = timed(lambda: deck.build_apkg(checked, timestamp=stamp, root=course, times=times))
+    print(f"  deck.build_apkg alone (dates given): {build_s:.2f} s")
+    bench_after_commit(course, commits)
+
+
+def bench_after_commit(course: Path, commits: int) -> None:
+    """One more commit that edits one answer: parse again, replay one commit, rebuild the deck."""
+    lines_json = course / history.CACHE
+    before = lines_json.read_bytes()
+    commit_one_answer(course, commits)
+    parse_s, checked = timed(lambda: course_check.load_checked_course(course))
+    paths = sorted({entry.page.path for entry in deck.note_items(checked)})
+    history_s, _ = timed(lambda: history.line_times(course, paths))
+    lines_json.write_bytes(before)  # the deck below replays the commit itself
+    stamp = buildinfo.source_date_epoch(course)
+    deck_s, _ = timed(lambda: deck_cache.apkg(checked, root=course, timestamp=stamp))
+    print(
+        f"  after 1 commit editing one answer: parse {parse_s:.2f} s, history.line_times "
+        f"(incremental) {history_s:.2f} s, deck_cache.apkg {deck_s:.2f} s"
+    )
+
+
+def bench_synthetic(args: argparse.Namespace, tmp: Path) -> None:
+    course = tmp / "synthetic-course"
+    print(
+        f"\n== 2. generated course: {args.lessons} lessons x ({CARDS} cards + {QUESTIONS}-question"
+        f" quiz), {args.commits} commits, seed {args.seed} =="
+    )
+    made_s, _ = timed(lambda: generate_course(course, args.lessons, args.commits, args.seed))
+    head = git(course, "rev-parse", "HEAD").strip()
+    print(f"  generated in {made_s:.2f} s at {course}, HEAD {head}")
+    write_plain_config(course)
+    bench_builds(course, tmp, args.runs)
+    profile_build(course, tmp)
+    bench_deck(course, args.commits)
+
+
+def machine() -> None:
+    usable = len(os.sched_getaffinity(0))
+    print(f"cores: {os.cpu_count()} (usable: {usable}), load average: {load_average()}")
+    tools = ", ".join(f"{name} {metadata.version(name)}" for name in ("mkdocs", "mkdocs-material"))
+    print(f"python {sys.version.split()[0]}, {tools}, {subprocess_line(['git', '--version'])}")
+
+
+def load_average() -> str:
+    return " ".join(f"{value:.2f}" for value in os.getloadavg())
+
+
+def subprocess_line(cmd: list[str]) -> str:
+    return subprocess.run(cmd, capture_output=True, text=True, check=True).stdout.strip()
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--lessons", type=int, default=160)
+    ap.add_argument("--commits", type=int, default=1000)
+    ap.add_argument("--pairs", type=int, default=5, help="plain/ours pairs on this course")
+    ap.add_argument("--runs", type=int, default=3, help="runs per build figure (median)")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--skip-real", action="store_true", help="skip part 1 (this course)")
+    args = ap.parse_args()
+    os.environ["NO_MKDOCS_2_WARNING"] = "1"
+    os.environ.pop("SOURCE_DATE_EPOCH", None)  # builds date from the last commit
+    machine()
+    with tempfile.TemporaryDirectory(prefix="bench-scale-") as folder:
+        tmp = Path(folder)
+        if not args.skip_real:
+            bench_real(args.pairs, tmp)
+        bench_synthetic(args, tmp)
+
+
+if __name__ == "__main__":
+    main()

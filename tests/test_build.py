@@ -179,6 +179,10 @@ def test_prose_that_runs_script_or_loads_from_elsewhere_fails_the_build(
 
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
 def test_an_interrupted_build_leaves_no_staging_folder_and_the_old_site(course_copy, signum):
+    # Enough cards that the build is still writing when the signal comes (a build of the course
+    # alone takes about a second).
+    cards = "".join(f"Slow question {n}? ::: Slow answer {n}\n" for n in range(4000))
+    append(lesson(course_copy), "\n" + cards)
     before = snapshot(course_copy)
     build = subprocess.Popen(
         [sys.executable, "-m", "tools.cli", "build"],
@@ -188,10 +192,9 @@ def test_an_interrupted_build_leaves_no_staging_folder_and_the_old_site(course_c
         stderr=subprocess.DEVNULL,
     )
     deadline = time.monotonic() + 120
-    while not list(course_copy.glob(".site-*")):
+    while not list(course_copy.glob(".site-*/*")):  # MkDocs has started writing into it
         assert build.poll() is None and time.monotonic() < deadline, "no staging folder appeared"
-        time.sleep(0.05)
-    time.sleep(1)  # let MkDocs start writing into it
+        time.sleep(0.02)
     build.send_signal(signum)
     assert build.wait(timeout=60) != 0
     assert not list(course_copy.glob(".site-*"))

@@ -5,12 +5,13 @@ Counted, not timed: the figures are in tests/perf/bench_scale.py.
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
 from conftest import copy_course
 
-from tools import benchmarks, cli, deck, parser
+from tools import benchmarks, cli, deck, offline, parser, site_pages
 from tools.buildinfo import ROOT
 from tools.course_check import load_checked_course
 
@@ -18,8 +19,20 @@ from tools.course_check import load_checked_course
 @pytest.fixture
 def counted(monkeypatch: pytest.MonkeyPatch) -> dict[str, list]:
     """Record every page parse and every deck build of the code under test."""
-    calls: dict[str, list] = {"parse": [], "deck": []}
+    calls: dict[str, list] = {"parse": [], "deck": [], "page": [], "scan": []}
     real_parse, real_deck = parser.parse_page, deck.build_apkg
+    real_page, real_scan = site_pages.render_page, offline.remote_loads
+
+    def render_page(page, *args, **kwargs):
+        calls["page"].append(page.docs_path)
+        return real_page(page, *args, **kwargs)
+
+    def remote_loads(html):
+        calls["scan"].append(1)
+        return real_scan(html)
+
+    monkeypatch.setattr(site_pages, "render_page", render_page)
+    monkeypatch.setattr(offline, "remote_loads", remote_loads)
 
     def parse_page(path, *args, **kwargs):
         calls["parse"].append(path)
@@ -34,27 +47,34 @@ def counted(monkeypatch: pytest.MonkeyPatch) -> dict[str, list]:
     return calls
 
 
-def test_a_build_parses_each_page_once_and_a_no_op_rebuild_reuses_the_deck(
+def test_a_build_parses_each_page_once_and_a_no_op_rebuild_redoes_none_of_the_hooks_work(
     tmp_path: Path, counted: dict[str, list]
 ):
     root = copy_course(tmp_path / "course")
+    for cached in ("build", "deck"):  # start cold (copy_course keeps the notebook's cache)
+        shutil.rmtree(root / ".cache" / cached, ignore_errors=True)
     pages = sorted(p.relative_to(root).as_posix() for p in (root / "docs").rglob("*.md"))
     cli.build_site(tmp_path / "site", root=root)
     assert sorted(counted["parse"]) == pages  # the CLI's check and MkDocs' hook share one parse
     assert counted["deck"] == [1]
     first = (tmp_path / "site" / "downloads").iterdir().__next__().read_bytes()
 
-    counted["parse"].clear()
+    assert counted["scan"] and counted["page"]
+    for calls in counted.values():
+        calls.clear()
     cli.build_site(tmp_path / "site", root=root)
     assert counted["parse"] == []  # nothing changed: the checked course is reused
-    assert counted["deck"] == [1]  # and the deck comes from .cache/deck
+    assert counted["deck"] == []  # the deck comes from .cache/deck
+    assert counted["scan"] == []  # so do the checks of built pages (.cache/build)
+    embeds = {page.docs_path for page in load_checked_course(root).pages if page.embeds}
+    assert set(counted["page"]) == embeds  # only pages showing results files render again
     assert next((tmp_path / "site" / "downloads").iterdir()).read_bytes() == first
 
     lesson = root / "docs" / "lessons" / "01-finding-and-claiming-work.md"
     lesson.write_text(lesson.read_text("utf-8") + "\nA new question? ::: A new answer\n", "utf-8")
     cli.build_site(tmp_path / "site", root=root)
     assert counted["parse"] == pages  # an edit: parsed again, once
-    assert counted["deck"] == [1, 1]  # and a new deck
+    assert counted["deck"] == [1]  # and a new deck
 
 
 def test_checking_a_benchmark_embed_does_not_render_it(monkeypatch: pytest.MonkeyPatch):

@@ -143,9 +143,10 @@ def render(tmp_path: Path, text: str, name: str = "docs/lessons/page.md", markdo
     file.write_text(text, "utf-8")
     page, errors = parse_page(name, name.removeprefix("docs/"), text)
     assert not errors, errors
-    return site.render_page(
+    out, blocks = site.render_page(
         page, text if markdown is None else markdown, root=tmp_path, strict_results=False
     )
+    return site.fill_blocks(out, blocks)
 
 
 def html_blocks(markdown: str) -> list[str]:
@@ -156,19 +157,30 @@ def html_blocks(markdown: str) -> list[str]:
 # --- page assembly ----------------------------------------------------------------------------
 
 
-def test_only_block_lines_are_replaced_and_html_is_flush_left(tmp_path):
-    out = render(tmp_path, LESSON)
+def test_only_block_lines_are_replaced_each_by_a_placeholder_alone_in_its_paragraph(tmp_path):
+    (tmp_path / "docs" / "lessons").mkdir(parents=True)
+    page, _ = parse_page("docs/lessons/page.md", "lessons/page.md", LESSON)
+    out, blocks = site.render_page(page, LESSON, root=tmp_path, strict_results=False)
     for kept in ("# A lesson", "Some text with `code`", "## Flashcards", "Between the groups."):
         assert kept in out
     assert "```python\n# Not a heading ::: not a card\n```" in out
     assert ":::" not in out.replace("# Not a heading ::: not a card", "")
-    for block in html_blocks(out):
-        in_pre = False
-        for line in block.split("\n"):
-            assert line.strip(), "a blank line would end the raw HTML block"
-            if not in_pre:
-                assert not line[:1].isspace(), f"indented HTML line: {line!r}"
-            in_pre = (in_pre or "<pre" in line) and "</pre>" not in line
+    assert len(blocks) == len(page.blocks) == 2
+    for number in range(len(blocks)):
+        assert f'\n\n<div data-course-block="{number}"></div>\n\n' in out
+    assert 'class="flashcard"' not in out and all(b.startswith("<") for b in blocks)
+
+
+def test_a_lost_or_repeated_placeholder_is_an_error(tmp_path):
+    (tmp_path / "docs" / "lessons").mkdir(parents=True)
+    page, _ = parse_page("docs/lessons/page.md", "lessons/page.md", LESSON)
+    out, blocks = site.render_page(page, LESSON, root=tmp_path, strict_results=False)
+    lost = out.replace('<div data-course-block="1"></div>', "")
+    with pytest.raises(site.SiteError, match=r"2 course block\(s\) rendered but placeholders"):
+        site.fill_blocks(lost, blocks)
+    with pytest.raises(site.SiteError):
+        site.fill_blocks(out + '<div data-course-block="0"></div>', blocks)
+    assert site.fill_blocks(out, blocks).count('class="flashcard"') == 3
 
 
 def test_front_matter_stripped_by_the_generator_is_accounted_for(tmp_path):
@@ -185,10 +197,13 @@ def test_markdown_that_does_not_match_the_file_is_a_clear_error(tmp_path):
 
 def test_python_markdown_passes_the_html_through_untouched(tmp_path):
     markdown = pytest.importorskip("markdown")
-    out = render(tmp_path, URDU_QUIZ, name="docs/quizzes/q.md")
+    (tmp_path / "docs" / "quizzes").mkdir(parents=True)
+    page, _ = parse_page("docs/quizzes/q.md", "quizzes/q.md", URDU_QUIZ)
+    out, blocks = site.render_page(page, URDU_QUIZ, root=tmp_path, strict_results=False)
     html = markdown.markdown(
         out, extensions=["md_in_html", "attr_list", "toc", "pymdownx.superfences", "admonition"]
     )
+    html = site.fill_blocks(html, blocks)  # the placeholders came through untouched
     tree = Tree(html).root
     quiz = tree.find("section", "quiz")
     assert len(quiz.find_all("fieldset", "quiz-question")) == 2
@@ -379,8 +394,10 @@ def test_benchmark_embed_is_rendered_by_the_benchmarks_module(tmp_path, monkeypa
     file.write_text(text, "utf-8")
     page, errors = parse_page("docs/r.md", "r.md", text)
     assert not errors
-    out = site.render_page(page, text, root=tmp_path, strict_results=True)
+    out, blocks = site.render_page(page, text, root=tmp_path, strict_results=True)
     assert calls == [(["checkpointing", "table"], tmp_path, True)]
+    assert blocks == ['<div class="benchmark">table</div>']
+    out = site.fill_blocks(out, blocks)
     assert '\n\n<div class="benchmark">table</div>\n\n' in out
     assert ":::" not in out and out.endswith("After.\n")
 
@@ -440,5 +457,5 @@ def test_a_unicode_line_separator_does_not_shift_blocks(tmp_path):
     (tmp_path / "docs" / "p.md").write_text(text, "utf-8")
     page, errors = parse_page("docs/p.md", "p.md", text)
     assert not errors
-    out = site.render_page(page, text, root=tmp_path, strict_results=False)
+    out = site.fill_blocks(*site.render_page(page, text, root=tmp_path, strict_results=False))
     assert "See\u2028this." in out and 'class="flashcard"' in out

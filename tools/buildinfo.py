@@ -52,3 +52,15 @@ def snippets_digest(root: Path = ROOT) -> str:
     for path in sorted((root / "snippets").rglob("*.py")):
         digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()[:16]
+
+
+def engine_digest() -> str:
+    """Hash of the engine's code and note templates: output cached by an earlier build of other
+    code must not be reused (see :mod:`tools.deck_cache` and :mod:`tools.build_memo`)."""
+    digest = hashlib.sha256()
+    files = sorted((ROOT / "tools").rglob("*.py")) + sorted((ROOT / "deck").glob("*"))
+    files += [*sorted((ROOT / "snippets").glob("*.py")), ROOT / "constraints.txt"]
+    for path in files:
+        if path.is_file():
+            digest.update(path.relative_to(ROOT).as_posix().encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()

@@ -15,35 +15,61 @@ import hashlib
 import json
 import os
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
-from tools import deck, note_dates
+from tools import buildinfo, deck, note_dates
 from tools.model import Course
 
-ENGINE = Path(__file__).resolve().parent.parent
 FORMAT = 1  # bump when the key's meaning changes
 KEEP = 4  # decks kept in the cache (a few recent versions, not all history)
 
 
-def apkg(course: Course, *, root: Path, timestamp: int) -> bytes:
-    """The course's ``.apkg`` bytes, from the cache when its inputs did not change."""
+@dataclass(frozen=True)
+class DeckPlan:
+    """What a build needs to know before making the deck: its key, its notes' times, and the
+    bytes of a deck already built for that key (None: build it)."""
+
+    key: str
+    times: dict[str, int]
+    cached: bytes | None
+
+
+def plan(course: Course, *, root: Path, timestamp: int) -> DeckPlan:
     items = list(deck.note_items(course))
     times = note_dates.note_times(items, root=root, timestamp=timestamp)
     key = _key(course, items, times, timestamp)
-    folder = root / ".cache" / "deck"
-    path = folder / f"{key}.apkg"
+    try:
+        cached = _path(root, key).read_bytes()
+    except OSError:
+        cached = None
+    return DeckPlan(key, times, cached)
+
+
+def store(root: Path, key: str, data: bytes) -> None:
+    """Keep a deck built for ``key`` (a read-only checkout just builds it again next time)."""
     with contextlib.suppress(OSError):
-        return path.read_bytes()
-    data = deck.build_apkg(course, timestamp=timestamp, root=root, times=times)
-    with contextlib.suppress(OSError):  # a read-only checkout still builds
-        _store(folder, path, data)
+        _store(_path(root, key).parent, _path(root, key), data)
+
+
+def apkg(course: Course, *, root: Path, timestamp: int) -> bytes:
+    """The course's ``.apkg`` bytes, from the cache when its inputs did not change."""
+    found = plan(course, root=root, timestamp=timestamp)
+    if found.cached is not None:
+        return found.cached
+    data = deck.build_apkg(course, timestamp=timestamp, root=root, times=found.times)
+    store(root, found.key, data)
     return data
+
+
+def _path(root: Path, key: str) -> Path:
+    return root / ".cache" / "deck" / f"{key}.apkg"
 
 
 def _key(course: Course, items: list[deck.NoteItem], times: dict[str, int], timestamp: int) -> str:
     digest = hashlib.sha256()
     config = course.config
-    header = [FORMAT, timestamp, repr(config), _engine_digest()]
+    header = [FORMAT, timestamp, repr(config), buildinfo.engine_digest(), _media_digest()]
     digest.update(json.dumps(header).encode())
     for entry in items:
         row = [entry.guid, entry.deck_name, entry.item.digest, times[entry.guid]]
@@ -52,14 +78,12 @@ def _key(course: Course, items: list[deck.NoteItem], times: dict[str, int], time
     return digest.hexdigest()[:32]
 
 
-def _engine_digest() -> str:
-    """Hash of the engine's code and of the files the deck packs (templates, fonts)."""
+def _media_digest() -> str:
+    """Hash of the files the deck packs besides its notes (the Urdu font and its licence)."""
     digest = hashlib.sha256()
-    files = sorted((ENGINE / "tools").glob("*.py")) + sorted((ENGINE / "deck").glob("*"))
-    files += [ENGINE / "constraints.txt", *(deck.FONTS / name for name in deck.DECK_MEDIA.values())]
-    for path in files:
+    for name, source in sorted(deck.DECK_MEDIA.items()):
         with contextlib.suppress(OSError):
-            digest.update(path.name.encode() + b"\0" + path.read_bytes())
+            digest.update(name.encode() + b"\0" + (deck.FONTS / source).read_bytes())
     return digest.hexdigest()
 
 

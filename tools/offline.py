@@ -48,6 +48,8 @@ _ACTIVE_TAGS = {
     "applet",
 }
 _URL_ATTRIBUTES = {"href", "src", "action", "formaction", "xlink:href", "data", "poster"}
+# Attributes that can make a tag load something (the rest need no look for remote loads).
+_CANDIDATES = _LOAD_ATTRIBUTES | {"href", "xlink:href", "style"}
 
 
 def without_remote_scripts(html: str) -> str:
@@ -99,18 +101,29 @@ class _Scan(HTMLParser):
         self._in_style = False
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        values = {name: value or "" for name, value in attrs}
-        shown = f"<{tag} {' '.join(f'{k}={v!r}' for k, v in values.items())}>"[:160]
+        # Called for every tag of every built page: the common case (nothing found) builds
+        # nothing; the tag is only written out for a message.
         self._in_style = tag == "style"
-        if tag in _ACTIVE_TAGS:
-            self.active.append(shown)
-        for name, value in values.items():
+        found_active = tag in _ACTIVE_TAGS
+        found_remote = False
+        for name, value in attrs:
+            value = value or ""
             handler = name.startswith("on") or name == "srcdoc"
             if handler or (name in _URL_ATTRIBUTES and _script_address(name, value)):
+                found_active = True
+            if name in _CANDIDATES:
+                if self._loads(tag, name, attrs) and any(
+                    _leaves(u) for u in _addresses(name, value)
+                ):
+                    found_remote = True
+                if name == "style" and any(_leaves(u) for u in _CSS_URL.findall(value)):
+                    found_remote = True
+        if found_active or found_remote:
+            values = {name: value or "" for name, value in attrs}
+            shown = f"<{tag} {' '.join(f'{k}={v!r}' for k, v in values.items())}>"[:160]
+            if found_active:
                 self.active.append(shown)
-            if self._loads(tag, name, values) and any(_leaves(u) for u in _addresses(name, value)):
-                self.remote.append(shown)
-            if name == "style" and any(_leaves(u) for u in _CSS_URL.findall(value)):
+            if found_remote:
                 self.remote.append(shown)
 
     handle_startendtag = handle_starttag
@@ -123,11 +136,12 @@ class _Scan(HTMLParser):
         self._in_style = False
 
     @staticmethod
-    def _loads(tag: str, name: str, values: dict[str, str]) -> bool:
+    def _loads(tag: str, name: str, attrs: list[tuple[str, str | None]]) -> bool:
         if name in _LOAD_ATTRIBUTES:
             return True
         if tag == "link" and name == "href":
-            return not set(values.get("rel", "").lower().split()) <= _LINK_NOT_LOADING
+            rel = next((value or "" for key, value in attrs if key == "rel"), "")
+            return not set(rel.lower().split()) <= _LINK_NOT_LOADING
         return tag in _SVG_REFERENCES and name in ("href", "xlink:href")
 
 

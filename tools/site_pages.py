@@ -1,11 +1,13 @@
 """HTML for the course items on a site page: flashcards, quizzes and benchmark embeds.
 
 The site generator hands us a page's Markdown; we swap the source lines of each course block
-for raw HTML and leave every other line alone, so the generator renders the rest as usual. The
-HTML works without JavaScript (native ``<details>`` reveal the answers); ``docs/assets/course.js``
-adds the interactive layer (scored quizzes, a show-all control) on top of it. Course text only
-reaches the page through :func:`tools.render.render_markdown`, which escapes raw HTML; every
-attribute value is escaped here, so nothing an author writes becomes markup or script.
+for a placeholder and leave every other line alone, so the generator renders the rest as usual,
+then put the blocks' HTML in place of the placeholders (:func:`render_page`,
+:func:`fill_blocks`). The HTML works without JavaScript (native ``<details>`` reveal the
+answers); ``docs/assets/course.js`` adds the interactive layer (scored quizzes, a show-all
+control) on top of it. Course text only reaches the page through
+:func:`tools.render.render_markdown`, which escapes raw HTML; every attribute value is escaped
+here, so nothing an author writes becomes markup or script.
 """
 
 from __future__ import annotations
@@ -48,6 +50,9 @@ HIDE_ALL = "Hide all answers"
 
 _ATTR_LIST = re.compile(r"\{:?([^{}]*)\}$")
 _URDU_ATTRS = 'lang="ur" dir="rtl"'
+# A raw HTML block that Python-Markdown passes through as it is.
+_PLACEHOLDER = '<div data-course-block="{}"></div>'
+_PLACEHOLDER_RE = re.compile(r'<div data-course-block="(\d+)"></div>')
 _CODE_TAG = re.compile(r"<(code|pre)(?![^>]*\sdir=)(?=[\s>])")
 
 
@@ -55,12 +60,18 @@ class SiteError(Exception):
     """The Markdown handed to :func:`render_page` cannot be matched to the course model."""
 
 
-def render_page(page: Page, markdown: str, *, root: Path, strict_results: bool) -> str:
-    """Return ``markdown`` with each course block's source lines replaced by its HTML.
+def render_page(
+    page: Page, markdown: str, *, root: Path, strict_results: bool
+) -> tuple[str, list[str]]:
+    """``markdown`` with each course block's lines replaced by a placeholder, and the blocks' HTML.
+
+    The generator converts the Markdown, then :func:`fill_blocks` puts each block's HTML where
+    its placeholder came out. Python-Markdown re-reads raw HTML tag by tag, so a page whose
+    cards reached it as HTML cost several times a page of text; a placeholder costs nothing.
 
     ``page.blocks`` hold line spans of the page *file*; the generator may hand us the file minus
     its front matter. We locate the Markdown inside the file and check that every block's lines
-    are the ones the parser saw, so an HTML block never lands on the wrong lines.
+    are the ones the parser saw, so a block never lands on the wrong lines.
     """
     lines = split_lines(markdown)
     source = list(page.lines)
@@ -74,6 +85,7 @@ def render_page(page: Page, markdown: str, *, root: Path, strict_results: bool) 
             )
     lines = _headings_with_direction(lines, page.headings, offset)
     out: list[str] = []
+    blocks: list[str] = []
     cursor = 0
     first_cards = True
     for span, block in sorted(page.blocks, key=lambda item: item[0].start):
@@ -86,10 +98,26 @@ def render_page(page: Page, markdown: str, *, root: Path, strict_results: bool) 
             html = render_quiz(block, page=page.docs_path)
         else:
             html = render_embed(block, root=root, strict_results=strict_results)
-        out += ["", *_flush_left(html), ""]
+        out += ["", _PLACEHOLDER.format(len(blocks)), ""]
+        blocks.append(html)
         cursor = end
     out += lines[cursor:]
-    return "\n".join(out) + ("\n" if markdown.endswith("\n") else "")
+    return "\n".join(out) + ("\n" if markdown.endswith("\n") else ""), blocks
+
+
+def fill_blocks(html: str, blocks: list[str]) -> str:
+    """Put each block's HTML where its placeholder is; each must be there exactly once.
+
+    One pass, so a block's own HTML is never searched for placeholders. The checks of built
+    pages run on the result, so a placeholder an author copied into raw HTML gains nothing.
+    """
+    found = [int(number) for number in _PLACEHOLDER_RE.findall(html)]
+    if sorted(found) != list(range(len(blocks))):
+        raise SiteError(
+            f"{len(blocks)} course block(s) rendered but placeholders {found} came back from the "
+            "Markdown converter (did a plugin or extension drop or repeat one?)"
+        )
+    return _PLACEHOLDER_RE.sub(lambda match: blocks[int(match.group(1))], html)
 
 
 def _headings_with_direction(
@@ -130,23 +158,6 @@ def _line_offset(source: list[str], markdown: str) -> int:
     if offset > 0 and source[offset:] == body:
         return offset
     return 0  # mismatches are reported per block by the caller, with their line
-
-
-def _flush_left(html: str) -> list[str]:
-    """HTML lines with no blank line and no indentation outside ``<pre>``.
-
-    Python-Markdown passes a raw HTML block through only when it starts at column 0, and an
-    indented line could be read as a code block; ``<pre>`` content keeps its exact text.
-    """
-    out: list[str] = []
-    in_pre = False
-    for line in html.split("\n"):
-        if in_pre:
-            out.append(line)
-        elif line.strip():
-            out.append(line.lstrip())
-        in_pre = (in_pre or "<pre" in line) and "</pre>" not in line.rsplit("<pre", 1)[-1]
-    return out
 
 
 # --- rendering course text --------------------------------------------------------------------

@@ -1,8 +1,10 @@
 """Finding and reading results files, and deciding whether they are stale.
 
 Everything the views need to know about a file before drawing it lives here, so the views only
-ever see a validated :class:`Results`. Nothing is cached: reading, checking and hashing every
-file again for each embed takes milliseconds, and a file edited during ``serve`` is simply read.
+ever see a validated :class:`Results`. Validating and hashing the measuring code take tens of
+milliseconds, and a build asks for the same results once per embed (and once more to check
+them), so :func:`load_results` remembers its answer for as long as the bytes of the results
+files and of the snippets stay the same: a file edited during ``serve`` is read again.
 
 Staleness uses the *same* hash function as the test that writes a file (``snippets/codehash.py``,
 imported by both), so "stale" means one thing to the writer and to the build.
@@ -10,6 +12,7 @@ imported by both), so "stale" means one thing to the writer and to the build.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -73,6 +76,19 @@ def results_files(name: str, root: Path) -> list[Path]:
 def load_results(name: str, root: Path) -> list[Results]:
     """Every device's results for ``name``, GPUs first; raises if there are none."""
     paths = results_files(name, root)
+    inputs = [*paths, *sorted((root / "snippets").glob("*.py"))]
+    stamp = tuple(hashlib.sha256(p.read_bytes()).digest() for p in inputs if p.is_file())
+    key = (name, root.resolve(), tuple(inputs), stamp)
+    if key not in _loaded:
+        _loaded.clear()  # one version of the inputs at a time
+        _loaded[key] = _load_results(name, root, paths)
+    return list(_loaded[key])
+
+
+_loaded: dict[tuple, list[Results]] = {}
+
+
+def _load_results(name: str, root: Path, paths: list[Path]) -> list[Results]:
     if not paths:
         raise BenchmarkError(
             f"{(RESULTS_DIR / f'{name}-<device>.json').as_posix()}: no results file; run "

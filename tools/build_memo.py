@@ -1,0 +1,79 @@
+"""Work an earlier build did, kept for the next one: page HTML and the checks of built pages.
+
+MkDocs renders every page on every build (only ``serve`` has a dirty mode), and the hook's work
+per page (course blocks to HTML, math to MathML, the scans for script and for remote loads) is
+a pure function of the page's text and of the engine's code. So each result is stored under a
+hash of exactly its inputs, in ``.cache/build/memo.json``, and a later build with the same
+inputs takes it from there. The whole memo is dropped when the engine's code changes
+(:func:`tools.buildinfo.engine_digest`), and only the entries a build used are written back, so
+it never grows past one build's worth. A memo that cannot be read is an empty one.
+
+JSON, not pickle: a cache file is never code.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from tools import buildinfo
+
+FORMAT = 1
+MISSING = object()
+
+
+class BuildMemo:
+    """Results by (kind, hash of inputs), read from and written to one file."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.engine = f"{FORMAT}:{buildinfo.engine_digest()}"
+        self._old: dict[str, Any] = {}
+        self._used: dict[str, Any] = {}
+        with contextlib.suppress(OSError, ValueError, TypeError, AttributeError):
+            data = json.loads(path.read_text("utf-8"))
+            if data.get("engine") == self.engine and isinstance(data.get("entries"), dict):
+                self._old = data["entries"]
+
+    def get(self, kind: str, inputs: tuple[str, ...], compute: Callable[[], Any]) -> Any:
+        """``compute()``'s value (JSON-serialisable), or the one stored for these ``inputs``."""
+        key, value = self.find(kind, inputs)
+        if value is MISSING:
+            value = compute()
+        self.put(key, value)
+        return value
+
+    def find(self, kind: str, inputs: tuple[str, ...]) -> tuple[str, Any]:
+        """``(key, stored value)``, or ``(key, MISSING)``; :meth:`put` the value under that key
+        once computed (for work done elsewhere, such as in :mod:`tools.background`)."""
+        digest = hashlib.sha256(kind.encode())
+        for part in inputs:
+            digest.update(b"\0" + part.encode("utf-8", "surrogatepass"))
+        key = f"{kind}:{digest.hexdigest()}"
+        if key in self._used:
+            return key, self._used[key]
+        return key, self._old.get(key, MISSING)
+
+    def put(self, key: str, value: Any) -> None:
+        self._used[key] = value
+
+    def save(self) -> None:
+        """Write back the entries this build used, unless they are exactly those already stored."""
+        if self._used == self._old:
+            return
+        with contextlib.suppress(OSError):
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(prefix=".memo-", dir=self.path.parent)
+            try:
+                with os.fdopen(fd, "w", encoding="utf-8") as out:
+                    json.dump({"engine": self.engine, "entries": self._used}, out)
+                os.replace(tmp, self.path)
+            finally:
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(tmp)

@@ -28,9 +28,9 @@ class Background:
         self._pool: Executor | None = None
 
     def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future:
-        if not _may_fork():
-            return _done(fn, *args, **kwargs)
         if self._pool is None:
+            if not _may_fork():  # checked before the pool starts its own thread
+                return _done(fn, *args, **kwargs)
             self._pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork"))
         return self._pool.submit(fn, *args, **kwargs)
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from conftest import copy_course
 
-from tools import benchmarks, cli, deck, offline, parser, site_pages
+from tools import background, benchmarks, cli, deck, offline, parser, site_pages
 from tools.buildinfo import ROOT
 from tools.course_check import load_checked_course
 
@@ -42,6 +42,7 @@ def counted(monkeypatch: pytest.MonkeyPatch) -> dict[str, list]:
         calls["deck"].append(1)
         return real_deck(*args, **kwargs)
 
+    monkeypatch.setattr(background, "_may_fork", lambda: False)  # counted here, not in a worker
     monkeypatch.setattr(parser, "parse_page", parse_page)
     monkeypatch.setattr(deck, "build_apkg", build_apkg)
     return calls

@@ -36,10 +36,9 @@ from mkdocs.structure.pages import Page
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # MkDocs loads hooks by path
 
-from tools import buildinfo, course_check, deck_cache, offline, render, review, site_pages
+from tools import buildinfo, course_check, deck, deck_cache, offline, render, review, site_pages
 from tools.background import Background
 from tools.build_memo import MISSING, BuildMemo
-from tools.deck import build_apkg, note_items
 from tools.model import Course
 
 _course: Course | None = None
@@ -77,13 +76,14 @@ def on_files(files: Files, *, config: MkDocsConfig) -> Files:
     global _deck_job
     assert _course is not None and _course.config is not None
     timestamp = buildinfo.source_date_epoch(_root)
-    deck = deck_cache.plan(_course, root=_root, timestamp=timestamp)
-    if deck.cached is None:
+    planned = deck_cache.plan(_course, root=_root, timestamp=timestamp)
+    if planned.cached is None:
         job = _background.submit(
-            build_apkg, _course, timestamp=timestamp, root=_root, times=deck.times
+            deck.build_apkg, _course, timestamp=timestamp, root=_root, times=planned.times
         )
-        _deck_job = (deck.key, job)
-    files.append(File.generated(config, _course.config.deck_file, content=deck.cached or b""))
+        _deck_job = (planned.key, job)
+    content = planned.cached or b""
+    files.append(File.generated(config, _course.config.deck_file, content=content))
     if not any(str(script) == review.INDEX_FILE for script in config.extra_javascript):
         return files  # this course has no review page
     review_page = files.get_file_from_path(review.REVIEW_PAGE)
@@ -92,7 +92,8 @@ def on_files(files: Files, *, config: MkDocsConfig) -> Files:
             f"docs/{review.REVIEW_PAGE} is missing: the header's Review link needs it"
         )
     items = "\n".join(
-        f"{e.guid} {e.page.docs_path} {e.item.digest} {e.page.title}" for e in note_items(_course)
+        f"{e.guid} {e.page.docs_path} {e.item.digest} {e.page.title}"
+        for e in deck.note_items(_course)
     )
     generated = _memo_get(
         "review", (review_page.url, items), lambda: review.site_files(_course, review_page.url)

@@ -1,0 +1,56 @@
+"""The build's second process (tools/background.py): it really is another process, its failures
+reach the build, and it is not used where forking would not help or would not be safe."""
+
+from __future__ import annotations
+
+import os
+import threading
+
+import pytest
+
+from tools import background
+from tools.background import Background
+
+
+def fail() -> None:
+    raise ValueError("the job failed")
+
+
+@pytest.fixture
+def jobs():
+    runner = Background()
+    yield runner
+    runner.close()
+
+
+def test_jobs_run_in_another_process_and_their_errors_reach_the_build(jobs, monkeypatch):
+    monkeypatch.setattr(background, "_may_fork", lambda: True)
+    assert jobs.submit(os.getpid).result(timeout=60) != os.getpid()
+    with pytest.raises(ValueError, match="the job failed"):
+        jobs.submit(fail).result(timeout=60)
+    assert jobs.submit(sum, [1, 2, 3]).result(timeout=60) == 6  # the worker survives a failure
+
+
+def test_without_a_second_core_or_with_other_threads_jobs_run_here(jobs, monkeypatch):
+    monkeypatch.setattr(background, "_may_fork", lambda: False)
+    assert jobs.submit(os.getpid).result() == os.getpid()
+    with pytest.raises(ValueError, match="the job failed"):
+        jobs.submit(fail).result()
+
+
+def test_a_process_running_other_threads_is_not_forked(monkeypatch):
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait)
+    other.start()
+    try:
+        assert not background._may_fork()
+    finally:
+        stop.set()
+        other.join()
+    assert background._may_fork() == (threading.active_count() == 1)
+
+
+def test_one_core_is_not_forked(monkeypatch):
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0}, raising=False)
+    assert not background._may_fork()

@@ -63,6 +63,7 @@ def test_a_build_parses_each_page_once_and_a_no_op_rebuild_redoes_none_of_the_ho
     assert counted["scan"] and counted["page"]
     for calls in counted.values():
         calls.clear()
+    (root / ".cache" / "build" / "last-build.json").unlink()  # not the no-op shortcut: MkDocs runs
     cli.build_site(tmp_path / "site", root=root)
     assert counted["parse"] == []  # nothing changed: the checked course is reused
     assert counted["deck"] == []  # the deck comes from .cache/deck
@@ -71,11 +72,15 @@ def test_a_build_parses_each_page_once_and_a_no_op_rebuild_redoes_none_of_the_ho
     assert set(counted["page"]) == embeds  # only pages showing results files render again
     assert next((tmp_path / "site" / "downloads").iterdir()).read_bytes() == first
 
+    for calls in counted.values():
+        calls.clear()
     lesson = root / "docs" / "lessons" / "01-finding-and-claiming-work.md"
     lesson.write_text(lesson.read_text("utf-8") + "\nA new question? ::: A new answer\n", "utf-8")
     cli.build_site(tmp_path / "site", root=root)
     assert counted["parse"] == pages  # an edit: parsed again, once
     assert counted["deck"] == [1]  # and a new deck
+    assert set(counted["page"]) == embeds | {"lessons/01-finding-and-claiming-work.md"}
+    assert len(counted["scan"]) == 1  # the other pages came out as before
 
 
 def test_checking_a_benchmark_embed_does_not_render_it(monkeypatch: pytest.MonkeyPatch):

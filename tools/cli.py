@@ -22,7 +22,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from tools import buildinfo, course_check, deck
+from tools import build_stamp, buildinfo, course_check, deck
 
 ROOT = buildinfo.ROOT
 
@@ -66,18 +66,25 @@ def build_site(site_dir: Path, *, root: Path = ROOT, strict_results: bool = Fals
     An interrupted build (Ctrl-C, SIGTERM) loses nothing either: the staging folder is removed
     and ``site/`` is swapped whole, with both signals held back for the two renames. MkDocs runs
     in this process, so its hook reuses the course checked here instead of parsing it again.
+    A site folder that is already what this build would write is left alone
+    (:mod:`tools.build_stamp`).
     """
+    site_dir = site_dir.resolve()
+    started = time.perf_counter()
+    inputs = build_stamp.inputs_digest(root, site_dir, strict_results=strict_results)
+    if build_stamp.up_to_date(root, site_dir, inputs):
+        print(f"{site_dir} is up to date: nothing it is built from changed since it was built")
+        return
     course = _checked(root, strict_results)
     if course is None:
         raise SystemExit(1)
-    site_dir = site_dir.resolve()
-    started = time.perf_counter()
     with _terminate_as_exit():
         staging = Path(tempfile.mkdtemp(prefix=".site-", dir=site_dir.parent))
         old = staging.with_name(staging.name + "-old")
         try:
             _mkdocs_build(root / "mkdocs.yml", staging, strict_results=strict_results)
             _swap_in(staging, site_dir, old)
+            build_stamp.record(root, site_dir, inputs)
         finally:
             shutil.rmtree(staging, ignore_errors=True)
             shutil.rmtree(old, ignore_errors=True)

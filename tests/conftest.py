@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import io
 import os
 import shutil
+import sqlite3
 import threading
+import zipfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
@@ -107,6 +110,19 @@ def site_url(built_site: Path) -> Iterator[str]:
 
 # What a copy of the course needs to build on its own (tests that break or add to the sources).
 COURSE_FILES = ("docs", "snippets", "tools", "deck", "overrides", "mkdocs.yml", "pyproject.toml")
+
+
+def deck_query(apkg: Path | bytes, sql: str) -> list[tuple]:
+    """Rows of ``sql`` run on the collection database inside a deck (a file, or its bytes)."""
+    source = io.BytesIO(apkg) if isinstance(apkg, bytes) else apkg
+    with zipfile.ZipFile(source) as archive:
+        database = archive.read("collection.anki2")
+    conn = sqlite3.connect(":memory:")
+    try:
+        conn.deserialize(database)
+        return list(conn.execute(sql))
+    finally:
+        conn.close()
 
 
 def with_course_settings(root: Path) -> Path:

@@ -11,11 +11,10 @@ from __future__ import annotations
 import io
 import json
 import shutil
-import sqlite3
 import tarfile
-import zipfile
 
 import pytest
+from conftest import deck_query
 
 pytest.importorskip("genanki", reason="the course engine's dependencies are not installed")
 
@@ -37,14 +36,7 @@ Which segment is never checkpointed? ::: The last one
 def _deck_notes(course: Course) -> dict[str, str]:
     """GUID -> tags of every note in the built ``.apkg``, read back from its database."""
     data = deck.build_apkg(course, site_url="", timestamp=1_700_000_000)
-    with zipfile.ZipFile(io.BytesIO(data)) as archive:
-        database = archive.read("collection.anki2")
-    conn = sqlite3.connect(":memory:")
-    try:
-        conn.deserialize(database)
-        return dict(conn.execute("select guid, tags from notes"))
-    finally:
-        conn.close()
+    return dict(deck_query(data, "select guid, tags from notes"))
 
 
 def _course(text: str) -> Course:

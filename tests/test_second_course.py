@@ -8,13 +8,12 @@ GUIDs, so neither course touches the other's notes.
 from __future__ import annotations
 
 import shutil
-import sqlite3
 import subprocess
 import sys
-import zipfile
 from pathlib import Path
 
 import pytest
+from conftest import deck_query
 
 from tools import course_config, deck
 from tools.buildinfo import ROOT
@@ -44,16 +43,9 @@ def second_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return course / "site"
 
 
-def notes(apkg: Path) -> list[tuple[str, int, str]]:
+def notes(apkg: Path) -> list[tuple]:
     """``(guid, note type id, tags)`` of every note in a deck file."""
-    with zipfile.ZipFile(apkg) as archive:
-        database = archive.read("collection.anki2")
-    conn = sqlite3.connect(":memory:")
-    try:
-        conn.deserialize(database)
-        return list(conn.execute("select guid, mid, tags from notes order by id"))
-    finally:
-        conn.close()
+    return deck_query(apkg, "select guid, mid, tags from notes order by id")
 
 
 def test_the_settings_are_the_second_courses_own():

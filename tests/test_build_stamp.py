@@ -73,6 +73,15 @@ def test_a_new_commit_is_a_new_build(tmp_path):
     assert stamp(root, site) != before
 
 
+def test_caches_and_staging_folders_are_never_inputs(tmp_path):
+    root, site = make(tmp_path)  # no git, no .gitignore
+    before = recorded(root, site)
+    for folder in (".cache/build", ".cache/deck", ".site-abc123"):
+        (root / folder).mkdir(parents=True, exist_ok=True)
+        (root / folder / "written.bin").write_bytes(b"by a build")
+    assert stamp(root, site) == before
+
+
 @pytest.mark.parametrize("change", ["edit", "add", "remove", "touch"])
 def test_a_site_folder_changed_since_the_build_is_built_again(tmp_path, change):
     root, site = make(tmp_path)

@@ -70,7 +70,8 @@ def record(root: Path, site_dir: Path, digest: str) -> None:
 
 
 def _sources(root: Path, site_dir: Path) -> list[Path]:
-    """The course's files: what git would commit, else every file outside hidden folders."""
+    """The course's files: what git would commit, else every file outside hidden folders; never
+    the site folder, the caches or a build's staging folder."""
     listed = buildinfo.git(root, "ls-files", "-z", "--cached", "--others", "--exclude-standard")
     if listed is not None:
         paths = {root / name for name in listed.split("\0") if name}
@@ -81,7 +82,18 @@ def _sources(root: Path, site_dir: Path) -> list[Path]:
             if not any(part.startswith(".") for part in p.relative_to(root).parts)
         }
     site = site_dir.resolve()
-    return sorted(p for p in paths if site not in p.resolve().parents and p.is_file())
+    return sorted(
+        p
+        for p in paths
+        if not _written_by_builds(p.relative_to(root)) and site not in p.resolve().parents
+        if p.is_file()
+    )
+
+
+def _written_by_builds(path: Path) -> bool:
+    """Caches and staging folders, even where no ``.gitignore`` names them: never inputs."""
+    top = path.parts[0] if path.parts else ""
+    return top == ".cache" or top.startswith(".site-")
 
 
 def _installed() -> list[str]:

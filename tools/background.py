@@ -1,10 +1,12 @@
 """Work a build hands to a second process, so it runs while MkDocs renders pages in this one.
 
-MkDocs builds on one core. Two jobs of the hook need none of its results and are needed only
-when the build ends: the deck (when :mod:`tools.deck_cache` has no copy for these inputs) and
-the scan of every built page for remote loads. They go to one worker process, forked from the
-build so it starts at once with everything imported; the build collects their results in
-``on_post_build`` and fails there if one failed, before anything is published.
+MkDocs builds on one core. Some of the hook's work needs none of its results and is needed only
+when the build ends: the deck (read from :mod:`tools.deck_cache` or built), the review page's
+data, and the scans of every page for script and for remote loads. It goes to worker processes,
+forked from the build so they start at once with everything imported; the build collects the
+results in ``on_post_build`` and fails there if a job failed or a scan found something, before
+anything is published. Two workers: the jobs come in bursts (the deck and the review data
+first, then a scan per page), and one worker alone finishes after MkDocs does.
 
 Work runs in this process instead when a second process would not help (one core) or would not
 be safe: forking a process that runs other threads (``mkdocs serve``'s server, a test's web
@@ -20,9 +22,11 @@ from collections.abc import Callable
 from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from typing import Any
 
+WORKERS = 2
+
 
 class Background:
-    """One worker process, started on the first job and stopped by :meth:`close`."""
+    """Worker processes, started on the first job and stopped by :meth:`close`."""
 
     def __init__(self) -> None:
         self._pool: Executor | None = None
@@ -31,7 +35,8 @@ class Background:
         if self._pool is None:
             if not _may_fork():  # checked before the pool starts its own thread
                 return _done(fn, *args, **kwargs)
-            self._pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork"))
+            fork = multiprocessing.get_context("fork")
+            self._pool = ProcessPoolExecutor(WORKERS, mp_context=fork)
         return self._pool.submit(fn, *args, **kwargs)
 
     def close(self) -> None:

@@ -46,8 +46,9 @@ _root: Path = buildinfo.ROOT
 _memo: BuildMemo | None = None
 _blocks: dict[str, list[str]] = {}  # page -> its course blocks' HTML, until the page is converted
 _background = Background()
-_deck_job: tuple[str, Future] | None = None  # (cache key, job) of a deck being built
-_scan_jobs: list[tuple[str, str, Future]] = []  # (page, memo key, job) of built-page scans
+_checks: list[tuple[str, str, str, Future]] = []  # (kind, memo key, page, job) of page scans
+_writes: list[tuple[str | None, str | None, Future]] = []  # the deck's path, or the review data's
+# memo key, and the job making it
 T = TypeVar("T")
 
 
@@ -69,21 +70,13 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
 
 
 def on_files(files: Files, *, config: MkDocsConfig) -> Files:
-    """Add the deck as a file of the site, so pages can link to it and links are validated.
-
-    A deck not in the cache is built in the background; its file is written in on_post_build.
-    """
-    global _deck_job
+    """Add the deck and the review page's data as files of the site, so pages can link to them
+    and links are validated. Both are made in the background and written in on_post_build."""
     assert _course is not None and _course.config is not None
     timestamp = buildinfo.source_date_epoch(_root)
-    planned = deck_cache.plan(_course, root=_root, timestamp=timestamp)
-    if planned.cached is None:
-        job = _background.submit(
-            deck.build_apkg, _course, timestamp=timestamp, root=_root, times=planned.times
-        )
-        _deck_job = (planned.key, job)
-    content = planned.cached or b""
-    files.append(File.generated(config, _course.config.deck_file, content=content))
+    job = _background.submit(deck_cache.apkg, _course, root=_root, timestamp=timestamp)
+    _writes.append((_course.config.deck_file, None, job))
+    files.append(File.generated(config, _course.config.deck_file, content=b""))
     if not any(str(script) == review.INDEX_FILE for script in config.extra_javascript):
         return files  # this course has no review page
     review_page = files.get_file_from_path(review.REVIEW_PAGE)
@@ -91,13 +84,17 @@ def on_files(files: Files, *, config: MkDocsConfig) -> Files:
         raise PluginError(
             f"docs/{review.REVIEW_PAGE} is missing: the header's Review link needs it"
         )
+    assert _memo is not None
     items = "\n".join(
         f"{e.guid} {e.page.docs_path} {e.item.digest} {e.page.title}"
         for e in deck.note_items(_course)
     )
-    generated = _memo_get(
-        "review", (review_page.url, items), lambda: review.site_files(_course, review_page.url)
-    )
+    key, generated = _memo.find("review", (review_page.url, items))
+    if generated is MISSING:
+        _writes.append((None, key, _background.submit(review.site_files, _course, review_page.url)))
+        generated = dict.fromkeys(review.site_files_names(), "")
+    else:
+        _memo.put(key, generated)
     for path, text in generated.items():
         files.append(File.generated(config, path, content=text))
     return files
@@ -123,51 +120,43 @@ def on_page_markdown(markdown: str, *, page: Page, config: MkDocsConfig, files: 
 
 
 def on_page_content(html: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
-    markdown_page = page.file.src_uri.endswith(".md")
+    """Fill in the course blocks and the math; a Markdown page's content is checked for script
+    in the background (the build fails in on_post_build if it has any)."""
     blocks = _blocks.pop(page.file.src_uri, [])
 
-    def convert() -> list:
+    def convert() -> str:
         out = site_pages.fill_blocks(html, blocks)
-        out = render.mathml_in_html(offline.without_remote_scripts(out))
-        return [out, offline.active_content(out) if markdown_page else []]
+        return render.mathml_in_html(offline.without_remote_scripts(out))
 
-    html, active = _memo_get("page-content", (str(markdown_page), html, *blocks), convert)
-    if markdown_page and active:
-        raise PluginError(
-            f"docs/{page.file.src_uri}: raw HTML that would run script: {active[0]} "
-            "(write it as text or in code)"
-        )
+    html = _memo_get("page-content", (html, *blocks), convert)
+    if page.file.src_uri.endswith(".md"):
+        _check_later("active-content", html, offline.active_content, page.file.src_uri)
     return html
 
 
 def on_post_page(output: str, *, page: Page, config: MkDocsConfig) -> str:
-    """Scan the built page for remote loads: a stored answer, else a job in the background."""
-    assert _memo is not None
-    key, remote = _memo.find("remote-loads", (output,))
-    if remote is MISSING:
-        _scan_jobs.append(
-            (page.file.src_uri, key, _background.submit(offline.remote_loads, output))
-        )
-    else:
-        _memo.put(key, remote)
-        _refuse_remote(page.file.src_uri, remote)
+    """Check the built page for remote loads, in the background."""
+    _check_later("remote-loads", output, offline.remote_loads, page.file.src_uri)
     return output
 
 
 def on_post_build(*, config: MkDocsConfig) -> None:
-    """Collect the background work (the build fails here if it found a problem), then keep this
-    build's work for the next one."""
-    assert _memo is not None and _course is not None and _course.config is not None
+    """Collect the background work (the build fails here if it found a problem), write the files
+    it made, then keep this build's work for the next one."""
+    assert _memo is not None
     try:
-        for src_uri, key, job in _scan_jobs:
-            remote = job.result()
-            _memo.put(key, remote)
-            _refuse_remote(src_uri, remote)
-        if _deck_job is not None:
-            key, job = _deck_job
-            data = job.result()
-            (Path(config.site_dir) / _course.config.deck_file).write_bytes(data)
-            deck_cache.store(_root, key, data)
+        for kind, key, src_uri, job in _checks:
+            found = job.result()
+            _memo.put(key, found)
+            _refuse(kind, src_uri, found)
+        for path, key, job in _writes:
+            made = job.result()
+            if path is not None:
+                (Path(config.site_dir) / path).write_bytes(made)
+                continue
+            _memo.put(key, made)
+            for name, text in made.items():
+                (Path(config.site_dir) / name).write_text(text, "utf-8")
         _memo.save()
     finally:
         _stop_background()
@@ -178,15 +167,31 @@ def on_build_error(*, error: Exception) -> None:
 
 
 def _stop_background() -> None:
-    global _deck_job
-    _scan_jobs.clear()
-    _deck_job = None
+    _checks.clear()
+    _writes.clear()
     _background.close()
 
 
-def _refuse_remote(src_uri: str, remote: list[str]) -> None:
-    if remote:
-        raise PluginError(f"docs/{src_uri} would load from outside the site: {remote[0]}")
+def _check_later(kind: str, html: str, scan: Callable[[str], list[str]], src_uri: str) -> None:
+    """Scan ``html`` in the background, or take the stored answer and act on it now."""
+    assert _memo is not None
+    key, found = _memo.find(kind, (html,))
+    if found is MISSING:
+        _checks.append((kind, key, src_uri, _background.submit(scan, html)))
+    else:
+        _memo.put(key, found)
+        _refuse(kind, src_uri, found)
+
+
+def _refuse(kind: str, src_uri: str, found: list[str]) -> None:
+    if not found:
+        return
+    if kind == "active-content":
+        raise PluginError(
+            f"docs/{src_uri}: raw HTML that would run script: {found[0]} "
+            "(write it as text or in code)"
+        )
+    raise PluginError(f"docs/{src_uri} would load from outside the site: {found[0]}")
 
 
 def _memo_get(kind: str, inputs: tuple[str, ...], compute: Callable[[], T]) -> T:

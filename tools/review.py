@@ -71,6 +71,11 @@ def review_data(course: Course, page_url: str) -> tuple[dict, dict]:
     return {"page": page_url, "lessons": lessons, "items": items}, content
 
 
+def site_files_names() -> tuple[str, ...]:
+    """The paths :func:`site_files` writes, known before it runs."""
+    return (INDEX_FILE, CONTENT_FILE)
+
+
 def site_files(course: Course, page_url: str) -> dict[str, str]:
     """Generated file path (relative to the site) -> its text."""
     index, content = review_data(course, page_url)

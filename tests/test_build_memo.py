@@ -43,6 +43,16 @@ def test_a_new_engine_drops_the_memo(tmp_path: Path, monkeypatch: pytest.MonkeyP
     assert BuildMemo(path).get("page", ("x",), lambda: "recomputed") == "recomputed"
 
 
+def test_a_new_package_drops_the_memo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    path = tmp_path / "memo.json"
+    memo = BuildMemo(path)
+    memo.get("page", ("x",), lambda: "made with latex2mathml 3.77")
+    memo.save()
+    packages = ["latex2mathml-3.78.0.dist-info"]
+    monkeypatch.setattr(build_memo.buildinfo, "installed_distributions", lambda: packages)
+    assert BuildMemo(path).get("page", ("x",), lambda: "recomputed") == "recomputed"
+
+
 @pytest.mark.parametrize("text", ["", "{", "[]", '{"engine": 1}', '{"entries": []}', "\xff"])
 def test_an_unreadable_memo_is_an_empty_one(tmp_path: Path, text: str):
     path = tmp_path / "memo.json"

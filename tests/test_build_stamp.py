@@ -56,7 +56,7 @@ def test_settings_engine_and_packages_are_inputs(tmp_path, monkeypatch):
     monkeypatch.setattr(buildinfo, "engine_digest", lambda: "other engine")
     assert stamp(root, site) != before
     monkeypatch.undo()
-    monkeypatch.setattr(build_stamp, "_installed", lambda: ["mkdocs-9.9.dist-info"])
+    monkeypatch.setattr(buildinfo, "installed_distributions", lambda: ["mkdocs-9.9.dist-info"])
     assert stamp(root, site) != before
 
 

@@ -2,11 +2,12 @@
 
 MkDocs renders every page on every build (only ``serve`` has a dirty mode), and the hook's work
 per page (course blocks to HTML, math to MathML, the scans for script and for remote loads) is
-a pure function of the page's text and of the engine's code. So each result is stored under a
-hash of exactly its inputs, in ``.cache/build/memo.json``, and a later build with the same
-inputs takes it from there. The whole memo is dropped when the engine's code changes
-(:func:`tools.buildinfo.engine_digest`), and only the entries a build used are written back, so
-it never grows past one build's worth. A memo that cannot be read is an empty one.
+a pure function of the page's text, of the engine's code and of the installed packages. So each
+result is stored under a hash of exactly its inputs, in ``.cache/build/memo.json``, and a later
+build with the same inputs takes it from there. The whole memo is dropped when the engine's code
+or a package changes (:func:`tools.buildinfo.engine_digest`,
+:func:`tools.buildinfo.installed_distributions`), and only the entries a build used are written
+back, so it never grows past one build's worth. A memo that cannot be read is an empty one.
 
 JSON, not pickle: a cache file is never code.
 """
@@ -33,7 +34,8 @@ class BuildMemo:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self.engine = f"{FORMAT}:{buildinfo.engine_digest()}"
+        packages = hashlib.sha256("\n".join(buildinfo.installed_distributions()).encode())
+        self.engine = f"{FORMAT}:{buildinfo.engine_digest()}:{packages.hexdigest()}"
         self._old: dict[str, Any] = {}
         self._used: dict[str, Any] = {}
         with contextlib.suppress(OSError, ValueError, TypeError, AttributeError):

@@ -36,7 +36,7 @@ def inputs_digest(root: Path, site_dir: Path, *, strict_results: bool) -> str:
     add(str(FORMAT), str(site_dir.resolve()), sys.version, buildinfo.engine_digest())
     add(os.environ.get("SOURCE_DATE_EPOCH", ""), str(strict_results))
     add((buildinfo.git(root, "rev-parse", "HEAD") or "").strip())
-    add(*_installed())
+    add(*buildinfo.installed_distributions())
     for path in _sources(root, site_dir):
         add(path.relative_to(root).as_posix())
         try:
@@ -94,15 +94,6 @@ def _written_by_builds(path: Path) -> bool:
     """Caches and staging folders, even where no ``.gitignore`` names them: never inputs."""
     top = path.parts[0] if path.parts else ""
     return top == ".cache" or top.startswith(".site-")
-
-
-def _installed() -> list[str]:
-    """The installed distributions, by their metadata folders' names (name and version)."""
-    names = set()
-    for folder in sys.path:
-        with contextlib.suppress(OSError):
-            names.update(n for n in os.listdir(folder or ".") if n.endswith(".dist-info"))
-    return sorted(names)
 
 
 def _manifest(site_dir: Path) -> list[list]:

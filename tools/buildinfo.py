@@ -11,9 +11,11 @@ environment exists.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -52,6 +54,16 @@ def snippets_digest(root: Path = ROOT) -> str:
     for path in sorted((root / "snippets").rglob("*.py")):
         digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()[:16]
+
+
+def installed_distributions() -> list[str]:
+    """The installed Python distributions, by their metadata folders' names (name and version):
+    the packages that render pages and decks are inputs of what a build caches, like the engine."""
+    names: set[str] = set()
+    for folder in sys.path:
+        with contextlib.suppress(OSError):
+            names.update(n for n in os.listdir(folder or ".") if n.endswith(".dist-info"))
+    return sorted(names)
 
 
 def engine_digest() -> str:

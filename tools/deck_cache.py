@@ -2,10 +2,10 @@
 
 A deck is a pure function of: the notes (each item's GUID, deck and source-line hash, its page's
 path and title), their modification times (:mod:`tools.note_dates`), the course settings, the
-build timestamp and the engine code and files that render it. The key below hashes all of
-those; the bytes of a deck already built for that key are read back from ``.cache/deck/``
-instead of being built again, so a rebuild with nothing changed skips the deck. Any change to any
-input gives a new key, and a cached file that cannot be read is simply built again.
+build timestamp and the engine code, packages and files that render it. The key below hashes
+all of those; the bytes of a deck already built for that key are read back from
+``.cache/deck/`` instead of being built again, so a rebuild with nothing changed skips the deck.
+Any change to any input gives a new key, and a cached file that cannot be read is built again.
 """
 
 from __future__ import annotations
@@ -70,6 +70,7 @@ def _key(course: Course, items: list[deck.NoteItem], times: dict[str, int], time
     digest = hashlib.sha256()
     config = course.config
     header = [FORMAT, timestamp, repr(config), buildinfo.engine_digest(), _media_digest()]
+    header += buildinfo.installed_distributions()  # genanki's version shapes the bytes
     digest.update(json.dumps(header).encode())
     for entry in items:
         row = [entry.guid, entry.deck_name, entry.item.digest, times[entry.guid]]

@@ -127,3 +127,15 @@ def test_bad_settings_name_file_line_and_key(tmp_path: Path, setting: str, messa
     assert result.returncode == 1
     line = next(n for n, row in enumerate(lines, 1) if row.strip().startswith(key + ":"))
     assert f"mkdocs.yml:{line}: " in result.stderr and message in result.stderr
+
+
+def test_the_deck_command_writes_the_second_courses_deck(tmp_path: Path):
+    course = tmp_path / "course"
+    shutil.copytree(FIXTURE, course)
+    out = tmp_path / "second.apkg"
+    result = run_cli("deck", "--course", str(course), "-o", str(out))
+    assert result.returncode == 0, result.stderr
+    expected = [item.guid for item in deck.note_items(parse_course(course))]
+    assert [guid for guid, _, _ in notes(out)] == expected
+    names = deck_query(out, "select decks from col")[0][0]
+    assert SECOND.deck_name in names and FIRST.deck_name not in names

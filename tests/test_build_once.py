@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from conftest import copy_course
 
-from tools import background, benchmarks, cli, deck, offline, parser, site_pages
+from tools import background, benchmarks, cli, deck, deck_cache, offline, parser, site_pages
 from tools.buildinfo import ROOT
 from tools.course_check import load_checked_course
 
@@ -118,3 +118,20 @@ def test_mkdocs_jupyter_is_told_to_leave_markdown_pages_alone():
     lab = File("lab/checkpointing-lab.py", str(ROOT / "docs"), "/tmp/x", False)
     assert not jupyter.should_include(page)
     assert jupyter.should_include(lab)
+
+
+def test_failed_background_work_fails_the_build_and_keeps_the_site(tmp_path, monkeypatch):
+    root = copy_course(tmp_path / "course")
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "kept.html").write_text("the old site", "utf-8")
+
+    def broken(*args, **kwargs):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(background, "_may_fork", lambda: False)
+    monkeypatch.setattr(deck_cache, "apkg", broken)
+    with pytest.raises(SystemExit, match="mkdocs build failed"):
+        cli.build_site(site, root=root)
+    assert [p.name for p in site.iterdir()] == ["kept.html"]
+    assert not list(tmp_path.glob(".site-*"))

@@ -27,7 +27,7 @@ import sys
 from collections.abc import Callable
 from concurrent.futures import Future
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
@@ -146,11 +146,11 @@ def on_post_build(*, config: MkDocsConfig) -> None:
     assert _memo is not None
     try:
         for kind, key, src_uri, job in _checks:
-            found = job.result()
+            found = _result(job)
             _memo.put(key, found)
             _refuse(kind, src_uri, found)
         for path, key, job in _writes:
-            made = job.result()
+            made = _result(job)
             if path is not None:
                 (Path(config.site_dir) / path).write_bytes(made)
                 continue
@@ -181,6 +181,14 @@ def _check_later(kind: str, html: str, scan: Callable[[str], list[str]], src_uri
     else:
         _memo.put(key, found)
         _refuse(kind, src_uri, found)
+
+
+def _result(job: Future) -> Any:
+    """A background job's result; its failure (or the worker's) as a build error."""
+    try:
+        return job.result()
+    except Exception as exc:
+        raise PluginError(f"background work of the build failed: {exc!r}") from exc
 
 
 def _refuse(kind: str, src_uri: str, found: list[str]) -> None:

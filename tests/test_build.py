@@ -6,6 +6,7 @@ and checks both the message and that the previously built ``site/`` survived.
 
 from __future__ import annotations
 
+import os
 import signal
 import subprocess
 import sys
@@ -211,3 +212,18 @@ def test_a_lesson_with_a_bom_and_crlf_builds_with_its_title_and_cards(course_cop
     assert built.count('class="flashcard"') == text.count(" ::: ") > 0
     title = text.splitlines()[0].lstrip("# ")
     assert "<h1" in built and title.split(" · ")[-1] in built
+
+
+def test_a_killed_builds_staging_folder_is_removed_by_the_next_build(course_copy):
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()  # a pid whose process has ended
+    abandoned = course_copy / f".site-{gone.pid}-abc123"
+    running = course_copy / f".site-{os.getpid()}-def456"
+    unnamed = course_copy / ".site-legacy"
+    for folder in (abandoned, running, unnamed):
+        (folder / "lessons").mkdir(parents=True)
+        (folder / "lessons" / "page.html").write_text("half-written", "utf-8")
+    result = run_cli(course_copy, "build")
+    assert result.returncode == 0, result.stderr
+    assert not abandoned.exists()
+    assert running.is_dir() and unnamed.is_dir()  # a live build's, or one it cannot tell

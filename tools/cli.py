@@ -79,7 +79,8 @@ def build_site(site_dir: Path, *, root: Path = ROOT, strict_results: bool = Fals
     if course is None:
         raise SystemExit(1)
     with _terminate_as_exit():
-        staging = Path(tempfile.mkdtemp(prefix=".site-", dir=site_dir.parent))
+        _remove_abandoned_staging(site_dir.parent)
+        staging = Path(tempfile.mkdtemp(prefix=f".site-{os.getpid()}-", dir=site_dir.parent))
         old = staging.with_name(staging.name + "-old")
         try:
             _mkdocs_build(root / "mkdocs.yml", staging, strict_results=strict_results)
@@ -139,6 +140,28 @@ def _mkdocs_log_handler() -> logging.Handler:
     logger.setLevel(logging.INFO)
     logger.propagate = False
     return handler
+
+
+def _remove_abandoned_staging(folder: Path) -> None:
+    """Remove staging folders of builds that were killed (SIGKILL, power loss) mid-way.
+
+    A staging folder is named ``.site-<pid>-...`` after the build that made it; one whose process
+    is gone is abandoned. Folders of a running build, or without a pid, are left alone.
+    """
+    for path in folder.glob(".site-*"):
+        pid = path.name.split("-")[1]
+        if pid.isdigit() and not _running(int(pid)):
+            shutil.rmtree(path, ignore_errors=True)
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # someone else's process
+        return True
+    return True
 
 
 def _swap_in(staging: Path, site_dir: Path, old: Path) -> None:

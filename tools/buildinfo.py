@@ -12,6 +12,7 @@ environment exists.
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import os
 import subprocess
@@ -56,19 +57,23 @@ def snippets_digest(root: Path = ROOT) -> str:
     return digest.hexdigest()[:16]
 
 
-def installed_distributions() -> list[str]:
+@functools.cache
+def installed_distributions() -> tuple[str, ...]:
     """The installed Python distributions, by their metadata folders' names (name and version):
-    the packages that render pages and decks are inputs of what a build caches, like the engine."""
+    the packages that render pages and decks are inputs of what a build caches, like the engine.
+    Read once per process: the packages it imported are those it runs with."""
     names: set[str] = set()
     for folder in sys.path:
         with contextlib.suppress(OSError):
             names.update(n for n in os.listdir(folder or ".") if n.endswith(".dist-info"))
-    return sorted(names)
+    return tuple(sorted(names))
 
 
+@functools.cache
 def engine_digest() -> str:
     """Hash of the engine's code and note templates: output cached by an earlier build of other
-    code must not be reused (see :mod:`tools.deck_cache` and :mod:`tools.build_memo`)."""
+    code must not be reused (see :mod:`tools.deck_cache` and :mod:`tools.build_memo`). Computed
+    once per process, like the code it stands for."""
     digest = hashlib.sha256()
     files = sorted((ROOT / "tools").rglob("*.py")) + sorted((ROOT / "deck").glob("*"))
     files += [*sorted((ROOT / "snippets").glob("*.py")), ROOT / "constraints.txt"]

@@ -15,7 +15,6 @@ import hashlib
 import json
 import os
 import tempfile
-from dataclasses import dataclass
 from pathlib import Path
 
 from tools import buildinfo, deck, note_dates
@@ -25,40 +24,16 @@ FORMAT = 1  # bump when the key's meaning changes
 KEEP = 4  # decks kept in the cache (a few recent versions, not all history)
 
 
-@dataclass(frozen=True)
-class DeckPlan:
-    """What a build needs to know before making the deck: its key, its notes' times, and the
-    bytes of a deck already built for that key (None: build it)."""
-
-    key: str
-    times: dict[str, int]
-    cached: bytes | None
-
-
-def plan(course: Course, *, root: Path, timestamp: int) -> DeckPlan:
-    items = list(deck.note_items(course))
-    times = note_dates.note_times(items, root=root, timestamp=timestamp)
-    key = _key(course, items, times, timestamp)
-    try:
-        cached = _path(root, key).read_bytes()
-    except OSError:
-        cached = None
-    return DeckPlan(key, times, cached)
-
-
-def store(root: Path, key: str, data: bytes) -> None:
-    """Keep a deck built for ``key`` (a read-only checkout just builds it again next time)."""
-    with contextlib.suppress(OSError):
-        _store(_path(root, key).parent, _path(root, key), data)
-
-
 def apkg(course: Course, *, root: Path, timestamp: int) -> bytes:
     """The course's ``.apkg`` bytes, from the cache when its inputs did not change."""
-    found = plan(course, root=root, timestamp=timestamp)
-    if found.cached is not None:
-        return found.cached
-    data = deck.build_apkg(course, timestamp=timestamp, root=root, times=found.times)
-    store(root, found.key, data)
+    items = list(deck.note_items(course))
+    times = note_dates.note_times(items, root=root, timestamp=timestamp)
+    path = _path(root, _key(course, items, times, timestamp))
+    with contextlib.suppress(OSError):
+        return path.read_bytes()
+    data = deck.build_apkg(course, timestamp=timestamp, root=root, times=times)
+    with contextlib.suppress(OSError):  # a read-only checkout just builds it again next time
+        _store(path, data)
     return data
 
 
@@ -88,8 +63,9 @@ def _media_digest() -> str:
     return digest.hexdigest()
 
 
-def _store(folder: Path, path: Path, data: bytes) -> None:
+def _store(path: Path, data: bytes) -> None:
     """Write ``path`` atomically, then keep only the :data:`KEEP` newest decks."""
+    folder = path.parent
     folder.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=".deck-", dir=folder)
     try:

@@ -6,16 +6,18 @@
   the hook reuses that course (:func:`tools.course_check.load_checked_course`), so each page is
   parsed once per build.
 - ``on_files``: add the Anki deck to the site's files, for the download links, and the review
-  page's item data (:mod:`tools.review`) when the course's scripts include it.
+  page's item data (:mod:`tools.review`) when the course's scripts include it; both are made in
+  the background (:mod:`tools.background`).
 - ``on_page_markdown``: replace flashcards, quizzes and benchmark embeds by placeholders, and
   render their HTML (:mod:`tools.site_pages`).
 - ``on_page_content``: put that HTML in place of the placeholders, turn the math that
-  pymdownx.arithmatex marks into MathML (no JS, no network), and refuse a Markdown page whose
-  content holds a script, a handler or a script address.
-- ``on_post_page``: refuse any built page that would load something from outside the site.
-- ``on_post_build``: collect the deck and the page scans, which ran in a second process
-  (:mod:`tools.background`), and keep this build's page work for the next one
-  (:mod:`tools.build_memo`), so a rebuild with nothing changed only redoes what MkDocs does.
+  pymdownx.arithmatex marks into MathML (no JS, no network), and scan a Markdown page's content
+  for a script, a handler or a script address, in the background.
+- ``on_post_page``: scan the built page, in the background, for anything it would load from
+  outside the site.
+- ``on_post_build``: collect the background work, failing the build on anything a scan found
+  (nothing is published then), write the deck and review data, and keep this build's page work
+  for the next one (:mod:`tools.build_memo`).
 
 The course is the folder of the ``mkdocs.yml`` being built, so another course with its own
 ``mkdocs.yml`` naming this file as a hook uses the same engine.
@@ -46,9 +48,8 @@ _root: Path = buildinfo.ROOT
 _memo: BuildMemo | None = None
 _blocks: dict[str, list[str]] = {}  # page -> its course blocks' HTML, until the page is converted
 _background = Background()
-_checks: list[tuple[str, str, str, Future]] = []  # (kind, memo key, page, job) of page scans
-_writes: list[tuple[str | None, str | None, Future]] = []  # the deck's path, or the review data's
-# memo key, and the job making it
+_pending: list[tuple[Future, Callable[[Any], None]]] = []  # background jobs, and what to do with
+# each result once the pages are built
 T = TypeVar("T")
 
 
@@ -73,10 +74,12 @@ def on_files(files: Files, *, config: MkDocsConfig) -> Files:
     """Add the deck and the review page's data as files of the site, so pages can link to them
     and links are validated. Both are made in the background and written in on_post_build."""
     assert _course is not None and _course.config is not None
+    site = Path(config.site_dir)
+    deck_file = _course.config.deck_file
     timestamp = buildinfo.source_date_epoch(_root)
     job = _background.submit(deck_cache.apkg, _course, root=_root, timestamp=timestamp)
-    _writes.append((_course.config.deck_file, None, job))
-    files.append(File.generated(config, _course.config.deck_file, content=b""))
+    _pending.append((job, (site / deck_file).write_bytes))
+    files.append(File.generated(config, deck_file, content=b""))
     if not any(str(script) == review.INDEX_FILE for script in config.extra_javascript):
         return files  # this course has no review page
     review_page = files.get_file_from_path(review.REVIEW_PAGE)
@@ -91,8 +94,14 @@ def on_files(files: Files, *, config: MkDocsConfig) -> Files:
     )
     key, generated = _memo.find("review", (review_page.url, items))
     if generated is MISSING:
-        _writes.append((None, key, _background.submit(review.site_files, _course, review_page.url)))
-        generated = dict.fromkeys(review.site_files_names(), "")
+
+        def write(made: dict[str, str]) -> None:
+            _memo.put(key, made)
+            for name, text in made.items():
+                (site / name).write_text(text, "utf-8")
+
+        _pending.append((_background.submit(review.site_files, _course, review_page.url), write))
+        generated = dict.fromkeys(review.SITE_FILES, "")
     else:
         _memo.put(key, generated)
     for path, text in generated.items():
@@ -145,18 +154,8 @@ def on_post_build(*, config: MkDocsConfig) -> None:
     it made, then keep this build's work for the next one."""
     assert _memo is not None
     try:
-        for kind, key, src_uri, job in _checks:
-            found = _result(job)
-            _memo.put(key, found)
-            _refuse(kind, src_uri, found)
-        for path, key, job in _writes:
-            made = _result(job)
-            if path is not None:
-                (Path(config.site_dir) / path).write_bytes(made)
-                continue
-            _memo.put(key, made)
-            for name, text in made.items():
-                (Path(config.site_dir) / name).write_text(text, "utf-8")
+        for job, use in _pending:
+            use(_result(job))
         _memo.save()
     finally:
         _stop_background()
@@ -167,8 +166,7 @@ def on_build_error(*, error: Exception) -> None:
 
 
 def _stop_background() -> None:
-    _checks.clear()
-    _writes.clear()
+    _pending.clear()
     _background.close()
 
 
@@ -176,11 +174,15 @@ def _check_later(kind: str, html: str, scan: Callable[[str], list[str]], src_uri
     """Scan ``html`` in the background, or take the stored answer and act on it now."""
     assert _memo is not None
     key, found = _memo.find(kind, (html,))
-    if found is MISSING:
-        _checks.append((kind, key, src_uri, _background.submit(scan, html)))
-    else:
+
+    def use(found: list[str]) -> None:
         _memo.put(key, found)
         _refuse(kind, src_uri, found)
+
+    if found is MISSING:
+        _pending.append((_background.submit(scan, html), use))
+    else:
+        use(found)
 
 
 def _result(job: Future) -> Any:

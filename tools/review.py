@@ -27,6 +27,7 @@ from tools.site_pages import course_html
 REVIEW_PAGE = "review.md"
 INDEX_FILE = "assets/review/index.js"
 CONTENT_FILE = "assets/review/content.js"
+SITE_FILES = (INDEX_FILE, CONTENT_FILE)  # what site_files() writes, known before it runs
 
 
 def _piece(text: str, page: str, *, inline: bool = True) -> list[str]:
@@ -69,11 +70,6 @@ def review_data(course: Course, page_url: str) -> tuple[dict, dict]:
             }
         content[entry.guid] = shown
     return {"page": page_url, "lessons": lessons, "items": items}, content
-
-
-def site_files_names() -> tuple[str, ...]:
-    """The paths :func:`site_files` writes, known before it runs."""
-    return (INDEX_FILE, CONTENT_FILE)
 
 
 def site_files(course: Course, page_url: str) -> dict[str, str]:

@@ -402,6 +402,38 @@ def test_script_in_a_pages_content_is_found(html):
     assert offline.active_content(html) != []
 
 
+@pytest.mark.parametrize(
+    "html",
+    [
+        "<SCRIPT>x()</SCRIPT>",
+        '<p ONCLICK="x()">x</p>',
+        '<a href="&#106;ava&#x73;cript:x()">x</a>',
+        '<svg><a xlink:href="javascript:x()">x</a></svg>',
+        "<template><p>x</p></template>",
+    ],
+)
+def test_script_is_found_as_a_browser_reads_the_markup(html):
+    assert offline.active_content(html) != []
+
+
+@pytest.mark.parametrize(
+    "html",
+    [
+        "<textarea><script>x()</script></textarea>",
+        "<!-- <script>x()</script> -->",
+        "<p>&lt;script&gt; onclick=x() javascript:x()</p>",
+    ],
+)
+def test_markup_a_browser_reads_as_text_is_not_script(html):
+    assert offline.active_content(html) == []
+
+
+def test_svg_references_count_in_the_case_svg_writes_them():
+    html = '<svg><filter><feImage href="https://e.org/a.png"/></filter></svg>'
+    assert offline.remote_loads(html) != []
+    assert offline.remote_loads('<svg><a href="https://e.org/">x</a></svg>') == []
+
+
 def test_active_markup_counts_what_a_browser_would_run():
     html = (
         '<script>x()</script><p onclick="x()">&lt;script&gt; onload=</p>'

@@ -146,7 +146,12 @@ def render(tmp_path: Path, text: str, name: str = "docs/lessons/page.md", markdo
     out, blocks = site.render_page(
         page, text if markdown is None else markdown, root=tmp_path, strict_results=False
     )
-    return site.fill_blocks(out, blocks)
+    return fill_all(out, blocks)
+
+
+def fill_all(html: str, blocks: list[site.Block]) -> str:
+    """Both of the hook's steps: embeds, then (after the search has read the page) the items."""
+    return site.fill_blocks(site.fill_blocks(html, blocks, items=False), blocks, items=True)
 
 
 def html_blocks(markdown: str) -> list[str]:
@@ -168,7 +173,7 @@ def test_only_block_lines_are_replaced_each_by_a_placeholder_alone_in_its_paragr
     assert len(blocks) == len(page.blocks) == 2
     for number in range(len(blocks)):
         assert f'\n\n<div data-course-block="{number}"></div>\n\n' in out
-    assert 'class="flashcard"' not in out and all(b.startswith("<") for b in blocks)
+    assert 'class="flashcard"' not in out and all(b.html.startswith("<") for b in blocks)
 
 
 def test_a_lost_or_repeated_placeholder_is_an_error(tmp_path):
@@ -177,10 +182,12 @@ def test_a_lost_or_repeated_placeholder_is_an_error(tmp_path):
     out, blocks = site.render_page(page, LESSON, root=tmp_path, strict_results=False)
     lost = out.replace('<div data-course-block="1"></div>', "")
     with pytest.raises(site.SiteError, match=r"2 course block\(s\) rendered but placeholders"):
-        site.fill_blocks(lost, blocks)
+        site.fill_blocks(lost, blocks, items=False)
     with pytest.raises(site.SiteError):
-        site.fill_blocks(out + '<div data-course-block="0"></div>', blocks)
-    assert site.fill_blocks(out, blocks).count('class="flashcard"') == 3
+        site.fill_blocks(out + '<div data-course-block="0"></div>', blocks, items=False)
+    with pytest.raises(site.SiteError):  # the second step checks again
+        site.fill_blocks(site.fill_blocks(out, blocks, items=False), [], items=True)
+    assert fill_all(out, blocks).count('class="flashcard"') == 3
 
 
 def test_front_matter_stripped_by_the_generator_is_accounted_for(tmp_path):
@@ -203,7 +210,7 @@ def test_python_markdown_passes_the_html_through_untouched(tmp_path):
     html = markdown.markdown(
         out, extensions=["md_in_html", "attr_list", "toc", "pymdownx.superfences", "admonition"]
     )
-    html = site.fill_blocks(html, blocks)  # the placeholders came through untouched
+    html = fill_all(html, blocks)  # the placeholders came through untouched
     tree = Tree(html).root
     quiz = tree.find("section", "quiz")
     assert len(quiz.find_all("fieldset", "quiz-question")) == 2
@@ -396,8 +403,8 @@ def test_benchmark_embed_is_rendered_by_the_benchmarks_module(tmp_path, monkeypa
     assert not errors
     out, blocks = site.render_page(page, text, root=tmp_path, strict_results=True)
     assert calls == [(["checkpointing", "table"], tmp_path, True)]
-    assert blocks == ['<div class="benchmark">table</div>']
-    out = site.fill_blocks(out, blocks)
+    assert blocks == [site.Block(item=False, html='<div class="benchmark">table</div>')]
+    out = site.fill_blocks(out, blocks, items=False)  # embeds go in before the search reads
     assert '\n\n<div class="benchmark">table</div>\n\n' in out
     assert ":::" not in out and out.endswith("After.\n")
 
@@ -457,5 +464,5 @@ def test_a_unicode_line_separator_does_not_shift_blocks(tmp_path):
     (tmp_path / "docs" / "p.md").write_text(text, "utf-8")
     page, errors = parse_page("docs/p.md", "p.md", text)
     assert not errors
-    out = site.fill_blocks(*site.render_page(page, text, root=tmp_path, strict_results=False))
+    out = fill_all(*site.render_page(page, text, root=tmp_path, strict_results=False))
     assert "See\u2028this." in out and 'class="flashcard"' in out

@@ -291,6 +291,21 @@ def test_search_finds_checkpoint(open_site):
     assert "checkpoint" in page.locator(".md-search-result").inner_text().lower()
 
 
+def test_search_finds_a_flashcard_and_opens_the_page_at_it(open_site):
+    page = open_site().goto(HOME)
+    search = page.locator("input.md-search__input")
+    search.click()
+    search.press_sequentially("duplicate trap")
+    result = page.locator('.md-search-result__item a[href*="#card-"]').first
+    result.wait_for(state="visible", timeout=15_000)
+    assert "duplicate trap" in result.inner_text().lower()
+    anchor = result.get_attribute("href").rsplit("#", 1)[1]
+    result.click()
+    page.wait_for_url(re.compile(f"#{anchor}$"))
+    card = page.locator(f"details.flashcard#{anchor}")
+    assert card.count() == 1 and card.is_visible()
+
+
 # --- downloads, offline, weight ---------------------------------------------------------------
 
 

@@ -10,14 +10,19 @@
   the background (:mod:`tools.background`).
 - ``on_page_markdown``: replace flashcards, quizzes and benchmark embeds by placeholders, and
   render their HTML (:mod:`tools.site_pages`).
-- ``on_page_content``: put that HTML in place of the placeholders, turn the math that
-  pymdownx.arithmatex marks into MathML (no JS, no network), and scan a Markdown page's content
-  for a script, a handler or a script address, in the background.
+- ``on_page_content``: turn the math that pymdownx.arithmatex marks into MathML (no JS, no
+  network) and put the embeds' HTML in place of their placeholders.
+- ``on_page_context``, after Material's search has indexed the page: put the cards and quizzes
+  in place, read each card and question back as a search entry of its own, and scan a Markdown
+  page's content for a script, a handler or a script address, in the background. Search results
+  then link to the item itself, and the search plugin never parses the items' markup (on a large
+  course that parsing cost more than the rest of the hook's work in this process).
 - ``on_post_page``: scan the built page, in the background, for anything it would load from
   outside the site.
 - ``on_post_build``: collect the background work, failing the build on anything a scan found
-  (nothing is published then), write the deck and review data, and keep this build's page work
-  for the next one (:mod:`tools.build_memo`).
+  (nothing is published then), write the deck and review data, add the item entries to
+  Material's search index, and keep this build's page work for the next one
+  (:mod:`tools.build_memo`).
 
 The course is the folder of the ``mkdocs.yml`` being built, so another course with its own
 ``mkdocs.yml`` naming this file as a hook uses the same engine.
@@ -25,6 +30,7 @@ The course is the folder of the ``mkdocs.yml`` being built, so another course wi
 
 from __future__ import annotations
 
+import json
 import sys
 from collections.abc import Callable
 from concurrent.futures import Future
@@ -33,8 +39,11 @@ from typing import Any, TypeVar
 
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
+from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File, Files
+from mkdocs.structure.nav import Navigation
 from mkdocs.structure.pages import Page
+from mkdocs.utils.templates import TemplateContext
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # MkDocs loads hooks by path
 
@@ -42,11 +51,13 @@ from tools import buildinfo, course_check, deck, deck_cache, offline, render, re
 from tools.background import Background
 from tools.build_memo import MISSING, BuildMemo
 from tools.model import Course
+from tools.site_pages import Block
 
 _course: Course | None = None
 _root: Path = buildinfo.ROOT
 _memo: BuildMemo | None = None
-_blocks: dict[str, list[str]] = {}  # page -> its course blocks' HTML, until the page is converted
+_blocks: dict[str, list[Block]] = {}  # page -> its course blocks, until they are in place
+_search_entries: dict[str, list[dict[str, str]]] = {}  # page URL -> its items' search entries
 _background = Background()
 _pending: list[tuple[Future, Callable[[Any], None]]] = []  # background jobs, and what to do with
 # each result once the pages are built
@@ -124,23 +135,48 @@ def on_page_markdown(markdown: str, *, page: Page, config: MkDocsConfig, files: 
         markdown, blocks = _memo_get(
             "page-markdown", (course_page.docs_path, markdown), render_page
         )
-    _blocks[page.file.src_uri] = blocks
+    _blocks[page.file.src_uri] = [Block(*block) for block in blocks]  # lists, from the memo
     return markdown
 
 
 def on_page_content(html: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
-    """Fill in the course blocks and the math; a Markdown page's content is checked for script
-    in the background (the build fails in on_post_build if it has any)."""
-    blocks = _blocks.pop(page.file.src_uri, [])
+    """Turn the math of the page's prose into MathML and put its embeds in place; its cards and
+    quizzes come after Material's search has read the page (:func:`on_page_context`)."""
+    blocks = _blocks.get(page.file.src_uri, [])
 
     def convert() -> str:
-        out = site_pages.fill_blocks(html, blocks)
-        return render.mathml_in_html(offline.without_remote_scripts(out))
+        return render.mathml_in_html(offline.without_remote_scripts(html))
 
-    html = _memo_get("page-content", (html, *blocks), convert)
-    if page.file.src_uri.endswith(".md"):
-        _check_later("active-content", html, offline.active_content, page.file.src_uri)
-    return html
+    html = _memo_get("page-content", (html,), convert)
+    return site_pages.fill_blocks(html, blocks, items=False)
+
+
+@event_priority(-50)  # after Material's search has indexed the page
+def on_page_context(
+    context: TemplateContext, *, page: Page, config: MkDocsConfig, nav: Navigation
+) -> TemplateContext:
+    """Put the page's cards and quizzes in place, once the search has indexed the page without
+    them: each card and question gets a search entry of its own instead (see
+    :func:`on_post_build`), which links to it, and Material's search never parses their markup.
+    A Markdown page's content is checked for script in the background."""
+    blocks = _blocks.pop(page.file.src_uri, [])
+    if blocks:
+        assert page.content is not None
+        page.content = site_pages.fill_blocks(page.content, blocks, items=True)
+        items = [block.html for block in blocks if block.item]
+        key, found = _memo_find("search-entries", items)
+
+        def add(entries: list[dict[str, str]]) -> None:
+            _memo_put(key, entries)
+            _search_entries[page.url] = entries
+
+        if found is MISSING:
+            _pending.append((_background.submit(site_pages.search_entries, blocks), add))
+        else:
+            add(found)
+    if page.file.src_uri.endswith(".md") and page.content is not None:
+        _check_later("active-content", page.content, offline.active_content, page.file.src_uri)
+    return context
 
 
 def on_post_page(output: str, *, page: Page, config: MkDocsConfig) -> str:
@@ -149,16 +185,45 @@ def on_post_page(output: str, *, page: Page, config: MkDocsConfig) -> str:
     return output
 
 
+@event_priority(-50)  # after Material's search has written its index
 def on_post_build(*, config: MkDocsConfig) -> None:
     """Collect the background work (the build fails here if it found a problem), write the files
-    it made, then keep this build's work for the next one."""
+    it made and the search entries of cards and questions, then keep this build's work for the
+    next one."""
     assert _memo is not None
     try:
         for job, use in _pending:
             use(_result(job))
+        _add_search_entries(Path(config.site_dir) / "search" / "search_index.json")
         _memo.save()
     finally:
         _stop_background()
+
+
+def _add_search_entries(index_file: Path) -> None:
+    """Put each page's card and question entries after that page's own entries in Material's
+    search index (its client expects a page's entry before those of its sections)."""
+    if not _search_entries or not index_file.is_file():  # a course without Material's search
+        return
+    index = json.loads(index_file.read_text("utf-8"))
+    docs: list[dict[str, Any]] = []
+    for entry in index["docs"]:
+        url = entry["location"].partition("#")[0]
+        if docs and docs[-1]["location"].partition("#")[0] != url:
+            docs += _entries_of(docs[-1]["location"].partition("#")[0])
+        docs.append(entry)
+    if docs:
+        docs += _entries_of(docs[-1]["location"].partition("#")[0])
+    index["docs"] = docs
+    index_file.write_text(json.dumps(index, ensure_ascii=False, separators=(",", ":")), "utf-8")
+
+
+def _entries_of(url: str) -> list[dict[str, str]]:
+    entries = _search_entries.pop(url, [])
+    return [
+        {"location": f"{url}#{e['anchor']}", "title": e["title"], "text": e["text"]}
+        for e in entries
+    ]
 
 
 def on_build_error(*, error: Exception) -> None:
@@ -167,6 +232,7 @@ def on_build_error(*, error: Exception) -> None:
 
 def _stop_background() -> None:
     _pending.clear()
+    _search_entries.clear()
     _background.close()
 
 
@@ -202,6 +268,15 @@ def _refuse(kind: str, src_uri: str, found: list[str]) -> None:
             "(write it as text or in code)"
         )
     raise PluginError(f"docs/{src_uri} would load from outside the site: {found[0]}")
+
+
+def _memo_find(kind: str, inputs: list[str]) -> tuple[str, Any]:
+    return _memo.find(kind, tuple(inputs)) if _memo is not None else ("", MISSING)
+
+
+def _memo_put(key: str, value: Any) -> None:
+    if _memo is not None:
+        _memo.put(key, value)
 
 
 def _memo_get(kind: str, inputs: tuple[str, ...], compute: Callable[[], T]) -> T:

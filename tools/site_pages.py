@@ -15,6 +15,9 @@ from __future__ import annotations
 import re
 from html import escape
 from pathlib import Path
+from typing import NamedTuple
+
+from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from tools.model import Card, CardGroup, Embed, Heading, Page, Question, Quiz, script_lang
 from tools.parser import split_lines
@@ -56,14 +59,21 @@ _PLACEHOLDER_RE = re.compile(r'<div data-course-block="(\d+)"></div>')
 _CODE_TAG = re.compile(r"<(code|pre)(?![^>]*\sdir=)(?=[\s>])")
 
 
+class Block(NamedTuple):
+    """A course block's HTML; ``item``: a card group or a quiz, not an embed."""
+
+    item: bool
+    html: str
+
+
 class SiteError(Exception):
     """The Markdown handed to :func:`render_page` cannot be matched to the course model."""
 
 
 def render_page(
     page: Page, markdown: str, *, root: Path, strict_results: bool
-) -> tuple[str, list[str]]:
-    """``markdown`` with each course block's lines replaced by a placeholder, and the blocks' HTML.
+) -> tuple[str, list[Block]]:
+    """``markdown`` with each course block's lines replaced by a placeholder, and the blocks.
 
     The generator converts the Markdown, then :func:`fill_blocks` puts each block's HTML where
     its placeholder came out. Python-Markdown re-reads raw HTML tag by tag, so a page whose
@@ -85,7 +95,7 @@ def render_page(
             )
     lines = _headings_with_direction(lines, page.headings, offset)
     out: list[str] = []
-    blocks: list[str] = []
+    blocks: list[Block] = []
     cursor = 0
     first_cards = True
     for span, block in sorted(page.blocks, key=lambda item: item[0].start):
@@ -99,25 +109,65 @@ def render_page(
         else:
             html = render_embed(block, root=root, strict_results=strict_results)
         out += ["", _PLACEHOLDER.format(len(blocks)), ""]
-        blocks.append(html)
+        blocks.append(Block(not isinstance(block, Embed), html))
         cursor = end
     out += lines[cursor:]
     return "\n".join(out) + ("\n" if markdown.endswith("\n") else ""), blocks
 
 
-def fill_blocks(html: str, blocks: list[str]) -> str:
-    """Put each block's HTML where its placeholder is; each must be there exactly once.
+def fill_blocks(html: str, blocks: list[Block], *, items: bool) -> str:
+    """Put the HTML of each embed (``items=False``) or of each card group and quiz
+    (``items=True``, after the embeds) where its placeholder is; each must be there exactly once.
 
     One pass, so a block's own HTML is never searched for placeholders. The checks of built
     pages run on the result, so a placeholder an author copied into raw HTML gains nothing.
     """
-    found = [int(number) for number in _PLACEHOLDER_RE.findall(html)]
-    if sorted(found) != list(range(len(blocks))):
+    found = sorted(int(number) for number in _PLACEHOLDER_RE.findall(html))
+    expected = [n for n, block in enumerate(blocks) if block.item or not items]
+    if found != expected:
         raise SiteError(
             f"{len(blocks)} course block(s) rendered but placeholders {found} came back from the "
             "Markdown converter (did a plugin or extension drop or repeat one?)"
         )
-    return _PLACEHOLDER_RE.sub(lambda match: blocks[int(match.group(1))], html)
+
+    def fill(match: re.Match[str]) -> str:
+        block = blocks[int(match.group(1))]
+        return block.html if block.item == items else match.group()
+
+    return _PLACEHOLDER_RE.sub(fill, html)
+
+
+def search_entries(blocks: list[Block]) -> list[dict[str, str]]:
+    """What a site search should find in the cards and quiz questions of ``blocks``, each item
+    on its own, read back from the HTML the page shows: ``{"anchor", "title", "text"}`` with a
+    card's question and answer, or a question's prompt, then its options and explanation.
+
+    Math counts as its TeX, as in the page's prose. Title and text are escaped text, the text
+    in the few tags a search index keeps (``<p>``, ``<ol>``, ``<li>``).
+    """
+    tree = LexborHTMLParser("\n".join(block.html for block in blocks if block.item))
+    for math in tree.css("math"):
+        math.replace_with(math.attributes.get("aria-label") or "")
+    entries = []
+    for card in tree.css("details.flashcard"):
+        answer = _text(card.css_first(".flashcard-answer"))
+        entries.append(_entry(card, card.css_first(".flashcard-question"), f"<p>{answer}</p>"))
+    for question in tree.css("fieldset.quiz-question"):
+        options = "".join(f"<li>{_text(node)}</li>" for node in question.css(".quiz-option-text"))
+        explanation = _text(question.css_first(".quiz-explanation-text"))
+        text = f"<ol>{options}</ol><p>{explanation}</p>"
+        entries.append(_entry(question, question.css_first(".quiz-prompt-text"), text))
+    return entries
+
+
+def _entry(node: LexborNode, title: LexborNode | None, text: str) -> dict[str, str]:
+    return {"anchor": node.attributes.get("id") or "", "title": _text(title), "text": text}
+
+
+def _text(node: LexborNode | None) -> str:
+    """The text of ``node``, its white space collapsed, escaped."""
+    text = " ".join(node.text(separator=" ").split()) if node is not None else ""
+    return escape(text, quote=False)
 
 
 def _headings_with_direction(

@@ -1,0 +1,91 @@
+"""Site search: every flashcard and quiz question is a search result of its own, linking to it.
+
+Material's search plugin indexes each page before the hook puts the cards and quizzes in
+(``on_page_context``); the hook then adds one entry per item to ``search/search_index.json``,
+read back from the HTML the page shows (:func:`tools.site_pages.search_entries`). The browser
+side (typing in the search box finds a card) is in ``test_site_browser.py``.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tools import site_pages
+from tools.buildinfo import ROOT
+from tools.course_check import load_checked_course
+from tools.parser import parse_page
+
+LESSON = """\
+# A lesson
+
+Prose before, with $a^2$ in it.
+
+## Flashcards
+
+What does $x^2 + 1$ cost? ::: One `a < b` compare & a <b>tag</b> {#cost}
+کیا چیک پوائنٹنگ میموری بچاتی ہے؟ ::: ہاں، دوبارہ گنتی سے
+
+::: quiz id=demo title="Demo"
+1. Which call checkpoints a module?
+   - [ ] `torch.optim.SGD`
+   - [x] `torch.utils.checkpoint`
+
+   Explanation: it recomputes the *forward* pass.
+:::
+"""
+
+
+def entries_of(text: str, tmp_path: Path) -> list[dict[str, str]]:
+    page, errors = parse_page("docs/lessons/a.md", "lessons/a.md", text)
+    assert not errors, errors
+    _, blocks = site_pages.render_page(page, text, root=tmp_path, strict_results=False)
+    return site_pages.search_entries(blocks)
+
+
+def test_each_card_and_question_is_an_entry_with_its_anchor_title_and_text(tmp_path):
+    cost, urdu, question = entries_of(LESSON, tmp_path)
+    assert cost == {
+        "anchor": "cost",
+        "title": "What does x^2 + 1 cost?",  # math as its TeX, as the page's prose is indexed
+        "text": "<p>One a &lt; b compare &amp; a &lt;b&gt;tag&lt;/b&gt;</p>",  # escaped text
+    }
+    assert urdu["anchor"].startswith("card-")
+    assert (urdu["title"], urdu["text"]) == (
+        "کیا چیک پوائنٹنگ میموری بچاتی ہے؟",
+        "<p>ہاں، دوبارہ گنتی سے</p>",
+    )
+    assert question["anchor"].startswith("q-")
+    assert question["title"] == "Which call checkpoints a module?"
+    assert question["text"] == (
+        "<ol><li>torch.optim.SGD</li><li>torch.utils.checkpoint</li></ol>"
+        "<p>Explanation: it recomputes the forward pass.</p>"
+    )
+
+
+def test_a_page_without_cards_or_quizzes_has_no_entries(tmp_path):
+    assert entries_of("# Prose\n\nOnly text.\n", tmp_path) == []
+
+
+# --- the built site ---------------------------------------------------------------------------
+
+
+def test_the_built_index_has_every_item_once_after_its_page_and_no_card_text_twice(built_site):
+    docs = json.loads((built_site / "search" / "search_index.json").read_text("utf-8"))["docs"]
+    course = load_checked_course(ROOT)
+    expected = sorted(
+        f"{page.docs_path.removesuffix('.md')}.html#{item.anchor}"
+        for page in course.pages
+        for item in (*page.cards, *(q for quiz in page.quizzes for q in quiz.questions))
+    )
+    found = sorted(d["location"] for d in docs if d["location"] in set(expected))
+    assert found == expected  # each card and question once
+    seen_pages: set[str] = set()
+    for doc in docs:  # Material's client needs a page's entry before its sections' entries
+        path, _, anchor = doc["location"].partition("#")
+        assert not anchor or path in seen_pages, doc["location"]
+        seen_pages.add(path)
+    card = next(c for c in course.cards if c.back.isascii() and len(c.back) > 30)
+    answer = " ".join(card.back.split())[:30]
+    holders = [d["location"] for d in docs if answer in d["text"]]
+    assert len(holders) == 1 and holders[0].endswith(f"#{card.anchor}"), holders

@@ -290,3 +290,50 @@ def test_mathml_in_html_leaves_pages_without_math_alone():
 def test_mathml_in_html_displays_double_dollar_in_a_paragraph():
     out = mathml_in_html('<p>See <span class="arithmatex">\\[a^2\\]</span>.</p>')
     assert [attrs["display"] for tag, attrs in tags(out) if tag == "math"] == ["block"]
+
+
+# --- plain text skips the parser ---------------------------------------------------------------
+
+PLAIN_OR_NOT = [
+    "What does term 1.1 mean?",
+    "Compute for memory: about one extra forward pass (30%).",
+    "کیا PyTorch: checkpoint ہے؟",
+    "گریڈینٹ چیک پوائنٹ (sqrt(N) layers) کیا ہے؟",
+    '"Quoted" and \'single\' # not a heading - not a list + 1 = 2 | x ^ y {a} @b %c',
+    "1. a list item",
+    "- a bullet",
+    "# a heading",
+    "> a quote",
+    "    indented code",
+    "trailing space ",
+    "two  spaces  inside",
+    "line\nbreak",
+    "a *b* `c` [d](e.md) $x$ <b> &amp; \\* ~x~ !",
+    "Tab\tinside",
+    "zero\u200cwidth",
+    "",
+]
+
+
+def course_texts() -> list[str]:
+    from tools.buildinfo import ROOT
+    from tools.course_check import load_checked_course
+
+    course = load_checked_course(ROOT)
+    texts = [t for card in course.cards for t in (card.front, card.back)]
+    for question in course.questions:
+        texts += [question.prompt, question.explanation, *(o.text for o in question.options)]
+    return texts
+
+
+@pytest.mark.parametrize("inline", [True, False])
+@pytest.mark.parametrize("target", ["site", "anki"])
+def test_text_rendered_without_the_parser_is_what_the_parser_renders(target, inline, monkeypatch):
+    from tools import render
+
+    texts = PLAIN_OR_NOT + course_texts()
+    assert sum(render._plain(t, inline=inline) for t in texts) >= 10  # the fast path runs
+    fast = [render_markdown(t, target=target, inline=inline, page="lessons/a.md") for t in texts]
+    monkeypatch.setattr(render, "_plain", lambda text, inline: False)
+    full = [render_markdown(t, target=target, inline=inline, page="lessons/a.md") for t in texts]
+    assert fast == full

@@ -77,14 +77,29 @@ def render_markdown(
     if target not in ("site", "anki"):
         raise ValueError(f"unknown render target {target!r}")
     rtl = script_lang(text) == "ur"
-    env: dict[str, Any] = {"target": target, "rtl": rtl, "page": page, "site_url": site_url}
-    md = _renderer()
-    body = md.renderInline(text, env) if inline else md.render(text, env)
-    if not inline:
-        body = body.rstrip("\n")
+    if _plain(text, inline=inline):  # most card text: no parser needed
+        body = _text_html(text, rtl=rtl) if inline else f"<p>{_text_html(text, rtl=rtl)}</p>"
+    else:
+        env: dict[str, Any] = {"target": target, "rtl": rtl, "page": page, "site_url": site_url}
+        md = _renderer()
+        body = md.renderInline(text, env) if inline else md.render(text, env).rstrip("\n")
     if rtl:
         return (_RTL_INLINE if inline else _RTL_BLOCK).format(body)
     return body
+
+
+# Characters that can start Markdown inside a line (escapes, code, emphasis, links, images, HTML,
+# entities, math) or end one; a line without them renders as its own text.
+_INLINE_MARKUP = re.compile(r"[\\`*_\[\]!<>&$~]")
+
+
+def _plain(text: str, *, inline: bool) -> bool:
+    """Whether ``text`` renders as its escaped self: one line, no markup character, nothing a
+    block could start with (a letter first) when rendered as a block. Much faster than parsing;
+    ``tests/test_render.py`` checks it against the parser on every text of the course."""
+    if text != text.strip() or not text.isprintable() or _INLINE_MARKUP.search(text):
+        return False
+    return inline or text[:1].isalpha()
 
 
 # --- the markdown-it configuration ------------------------------------------------------------
@@ -116,8 +131,11 @@ def _allowed_link(url: str) -> bool:
 def _render_text(
     self: Any, tokens: Sequence[Token], idx: int, options: Any, env: dict[str, Any]
 ) -> str:
-    content = tokens[idx].content
-    if not env.get("rtl"):
+    return _text_html(tokens[idx].content, rtl=bool(env.get("rtl")))
+
+
+def _text_html(content: str, *, rtl: bool) -> str:
+    if not rtl:
         return html.escape(content, quote=False)
     out: list[str] = []
     last = 0

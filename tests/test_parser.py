@@ -367,3 +367,27 @@ def test_unclosed_container_is_an_error(name):
         f"{PATH}:{line}: '::: {name}' is never closed: end it with a line holding only ':::'"
         in (messages(text))
     )
+
+
+def test_pages_parsed_in_worker_processes_make_the_same_course(tmp_path):
+    """The build parses pages on both cores (tools.background); problems cross processes too."""
+    import pickle
+
+    from tools.background import Background
+    from tools.buildinfo import ROOT
+    from tools.parser import start_parsing
+
+    serial = parse_course(ROOT)
+    background = Background()
+    try:
+        parallel = start_parsing(ROOT, background=background)()
+    finally:
+        background.close()
+    assert [p.path for p in parallel.pages] == [p.path for p in serial.pages]
+    assert parallel.pages == serial.pages and parallel.errors == serial.errors == []
+    root = with_course_settings(tmp_path)
+    (root / "docs").mkdir()
+    (root / "docs" / "a.md").write_text("# A\n\nQ ::: A ::: B\n", "utf-8")
+    (error,) = parse_course(root).errors
+    copy = pickle.loads(pickle.dumps(error))
+    assert (str(copy), copy.location, copy.message) == (str(error), error.location, error.message)

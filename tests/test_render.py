@@ -299,7 +299,7 @@ PLAIN_OR_NOT = [
     "Compute for memory: about one extra forward pass (30%).",
     "کیا PyTorch: checkpoint ہے؟",
     "گریڈینٹ چیک پوائنٹ (sqrt(N) layers) کیا ہے؟",
-    '"Quoted" and \'single\' # not a heading - not a list + 1 = 2 | x ^ y {a} @b %c',
+    "\"Quoted\" and 'single' # not a heading - not a list + 1 = 2 | x ^ y {a} @b %c",
     "1. a list item",
     "- a bullet",
     "# a heading",

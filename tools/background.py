@@ -1,7 +1,8 @@
 """Work a build hands to a second process, so it runs while MkDocs renders pages in this one.
 
-MkDocs builds on one core. Some of the hook's work needs none of its results and is needed only
-when the build ends: the deck (read from :mod:`tools.deck_cache` or built), the review page's
+MkDocs builds on one core. The course's pages are parsed in two halves while MkDocs loads
+(:func:`tools.parser.start_parsing`). Some of the hook's work needs none of MkDocs' results and
+is needed only when the build ends: the deck (read from :mod:`tools.deck_cache` or built), the review page's
 data, and the scans of every page for script and for remote loads. It goes to worker processes,
 forked from the build so they start at once with everything imported; the build collects the
 results in ``on_post_build`` and fails there if a job failed or a scan found something, before
@@ -28,7 +29,8 @@ WORKERS = 2
 class Background:
     """Worker processes, started on the first job and stopped by :meth:`close`."""
 
-    def __init__(self) -> None:
+    def __init__(self, workers: int = WORKERS) -> None:
+        self.workers = workers
         self._pool: Executor | None = None
 
     def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future:
@@ -36,7 +38,7 @@ class Background:
             if not _may_fork():  # checked before the pool starts its own thread
                 return _done(fn, *args, **kwargs)
             fork = multiprocessing.get_context("fork")
-            self._pool = ProcessPoolExecutor(WORKERS, mp_context=fork)
+            self._pool = ProcessPoolExecutor(self.workers, mp_context=fork)
         return self._pool.submit(fn, *args, **kwargs)
 
     def close(self) -> None:

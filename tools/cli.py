@@ -19,21 +19,26 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from tools import build_stamp, buildinfo, course_check, deck
+from tools.model import Course
 
 ROOT = buildinfo.ROOT
 
 
 def _checked(root: Path, strict_results: bool = False):
-    course = course_check.load_checked_course(root, strict_results=strict_results)
-    if course.errors:
-        print(course_check.report(course), file=sys.stderr)
-        print(f"{len(course.errors)} problem(s); nothing was written.", file=sys.stderr)
-        return None
-    return course
+    return _without_problems(course_check.load_checked_course(root, strict_results=strict_results))
+
+
+def _without_problems(course):
+    """The course, or None after printing its problems, every one with its ``path:line``."""
+    if not course.errors:
+        return course
+    print(course_check.report(course), file=sys.stderr)
+    print(f"{len(course.errors)} problem(s); nothing was written.", file=sys.stderr)
+    return None
 
 
 def cmd_check(args: argparse.Namespace) -> int:
@@ -75,15 +80,15 @@ def build_site(site_dir: Path, *, root: Path = ROOT, strict_results: bool = Fals
     if build_stamp.up_to_date(root, site_dir, inputs):
         print(f"{site_dir} is up to date: nothing it is built from changed since it was built")
         return
-    course = _checked(root, strict_results)
-    if course is None:
-        raise SystemExit(1)
+    checked = course_check.start_checking(root, strict_results=strict_results)
     with _terminate_as_exit():
         _remove_abandoned_staging(site_dir.parent)
         staging = Path(tempfile.mkdtemp(prefix=f".site-{os.getpid()}-", dir=site_dir.parent))
         old = staging.with_name(staging.name + "-old")
         try:
-            _mkdocs_build(root / "mkdocs.yml", staging, strict_results=strict_results)
+            course = _mkdocs_build(
+                root / "mkdocs.yml", staging, checked, strict_results=strict_results
+            )
             _swap_in(staging, site_dir, old)
             build_stamp.record(root, site_dir, inputs)
         finally:
@@ -95,10 +100,13 @@ def build_site(site_dir: Path, *, root: Path = ROOT, strict_results: bool = Fals
     )
 
 
-def _mkdocs_build(config_file: Path, site_dir: Path, *, strict_results: bool) -> None:
-    """``mkdocs build --strict`` of ``config_file`` into ``site_dir``, in this process.
+def _mkdocs_build(
+    config_file: Path, site_dir: Path, checked: Callable[[], Course], *, strict_results: bool
+) -> Course:
+    """``mkdocs build --strict`` of ``config_file`` into ``site_dir``, in this process, once
+    ``checked()`` (the course, parsed in the background while MkDocs loads) has no problems.
 
-    Run from the course's folder, as ``mkdocs build`` would be: some paths in ``mkdocs.yml``
+    Run from the course's folder, as ``mkdocs build`` would: some paths in ``mkdocs.yml``
     (pymdownx.snippets' ``base_path``, the notebook cache) are relative to the working directory.
     """
     env = {"NO_MKDOCS_2_WARNING": "1", buildinfo.STRICT_RESULTS_ENV: "1" if strict_results else ""}
@@ -112,12 +120,21 @@ def _mkdocs_build(config_file: Path, site_dir: Path, *, strict_results: bool) ->
         from mkdocs.config import load_config
         from mkdocs.exceptions import MkDocsException
 
-        config = load_config(str(config_file), site_dir=str(site_dir), strict=True)
+        try:
+            config = load_config(str(config_file), site_dir=str(site_dir), strict=True)
+        except MkDocsException:
+            if _without_problems(checked()) is None:  # the course's report names the lines
+                raise SystemExit(1) from None
+            raise
+        course = _without_problems(checked())  # its pages parsed while MkDocs loaded
+        if course is None:
+            raise SystemExit(1)
         config.plugins.on_startup(command="build", dirty=False)
         try:
             build(config)
         finally:
             config.plugins.on_shutdown()
+        return course
     except MkDocsException as exc:
         print(f"ERROR   -  {exc}", file=sys.stderr)
         raise SystemExit(f"mkdocs build failed; {site_dir.name} was discarded") from None

@@ -3,17 +3,20 @@
 ``check``, ``deck`` and the MkDocs hook all start here, so they report the same problems. A
 build parses the course once: when the CLI runs MkDocs in its own process, the hook gets the
 course the CLI already checked (:func:`load_checked_course` remembers it while the sources stay
-as they were), and ``mkdocs serve`` re-parses only after an edit.
+as they were), and ``mkdocs serve`` re-parses only after an edit. The pages are parsed in worker
+processes, both cores at once; the CLI loads MkDocs meanwhile (:func:`start_checking`).
 """
 
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from pathlib import Path
 
 from tools import benchmarks
+from tools.background import Background
 from tools.model import Course, CourseError
-from tools.parser import parse_course
+from tools.parser import start_parsing
 
 _TEXT = {".md", ".yml", ".yaml", ".json", ".py", ".txt", ".csv"}
 _checked: dict[tuple[Path, bool], tuple[tuple, Course]] = {}
@@ -24,12 +27,38 @@ def load_checked_course(root: Path, *, strict_results: bool = False) -> Course:
 
     Embeds are checked, not rendered: rendering is the site's job, once.
     """
+    return start_checking(root, strict_results=strict_results)()
+
+
+def start_checking(root: Path, *, strict_results: bool = False) -> Callable[[], Course]:
+    """:func:`load_checked_course` in two steps: this call starts parsing the pages in worker
+    processes (:mod:`tools.background`) and returns, so the caller can load MkDocs meanwhile;
+    the function it returns waits for the pages and finishes the check."""
     key = (root.resolve(), strict_results)
     stamp = _sources_stamp(root)
     remembered = _checked.get(key)
     if remembered and remembered[0] == stamp:
-        return remembered[1]
-    course = parse_course(root)
+        return lambda: remembered[1]
+    background = Background()
+    try:
+        parsed = start_parsing(root, background=background)
+    except BaseException:
+        background.close()
+        raise
+
+    def finish() -> Course:
+        try:
+            course = parsed()
+        finally:
+            background.close()
+        _check_embeds(course, root, strict_results)
+        _checked[key] = (stamp, course)
+        return course
+
+    return finish
+
+
+def _check_embeds(course: Course, root: Path, strict_results: bool) -> None:
     reported: set[str] = set()  # a broken results file breaks every embed of it: say so once
     for page in course.pages:
         for embed in page.embeds:
@@ -40,8 +69,6 @@ def load_checked_course(root: Path, *, strict_results: bool = False) -> Course:
                     reported.add(str(exc))
                     course.errors.append(CourseError(embed.location, str(exc)))
     course.errors.sort(key=lambda error: error.location)
-    _checked[key] = (stamp, course)
-    return course
 
 
 def _sources_stamp(root: Path) -> tuple:

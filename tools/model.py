@@ -70,6 +70,10 @@ class CourseError(Exception):
         self.location = location
         self.message = message
 
+    def __reduce__(self) -> tuple[type[CourseError], tuple[Location, str]]:
+        """Pickled by its two parts (parsing runs in worker processes)."""
+        return CourseError, (self.location, self.message)
+
 
 @dataclass(frozen=True)
 class Span:

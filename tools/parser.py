@@ -12,7 +12,7 @@ import re
 import shlex
 import textwrap
 import unicodedata
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
 from functools import cache
 from pathlib import Path
@@ -25,6 +25,7 @@ from mdit_py_plugins.container import container_plugin
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 from pymdownx import slugs
 
+from tools.background import Background
 from tools.model import (
     LANGUAGES,
     Card,
@@ -137,7 +138,18 @@ def parse_course(root: Path, docs_dir: str = "docs") -> Course:
 
     ``root`` holds the course: its ``mkdocs.yml`` (settings, :mod:`tools.course_config`) and docs.
     """
-    from tools import course_config, includes, links  # they read other files
+    return start_parsing(root, docs_dir)()
+
+
+def start_parsing(
+    root: Path, docs_dir: str = "docs", *, background: Background | None = None
+) -> Callable[[], Course]:
+    """Start parsing the course's pages, split among ``background``'s worker processes when one
+    is given, and return the function that waits for them and checks the course-wide rules.
+
+    Pages parse independently, so a build parses them on both cores while MkDocs loads.
+    """
+    from tools import course_config, links  # they read other files
 
     errors: list[CourseError] = []
     try:
@@ -145,23 +157,51 @@ def parse_course(root: Path, docs_dir: str = "docs") -> Course:
     except CourseError as exc:
         config = None
         errors.append(exc)
-    languages = config.languages if config else tuple(LANGUAGES)
-    pages: list[Page] = []
-    for file in sorted((root / docs_dir).rglob("*.md")):
-        rel = file.relative_to(root).as_posix()
-        text, error = decode(rel, file.read_bytes())
+    languages = tuple(config.languages if config else LANGUAGES)
+    files = [f.relative_to(root).as_posix() for f in sorted((root / docs_dir).rglob("*.md"))]
+    if background is None:
+        done = parse_files(root, docs_dir, files, languages)
+        parts: list[Callable[[], list]] = [lambda: done]
+    else:
+        n = background.workers
+        parts = [
+            background.submit(parse_files, root, docs_dir, files[i::n], languages).result
+            for i in range(n)
+        ]
+
+    def finish() -> Course:
+        parsed = {path: found for part in parts for path, *found in part()}
+        pages: list[Page] = []
+        for path in files:
+            page, page_errors = parsed[path]
+            if page is not None:
+                pages.append(page)
+            errors.extend(page_errors)
+        errors.extend(_duplicate_ids(pages))
+        deck_file = config.deck_file if config else None
+        errors.extend(links.check(pages, root / docs_dir, deck_file=deck_file))
+        return Course(pages=pages, errors=sorted(errors, key=lambda e: e.location), config=config)
+
+    return finish
+
+
+def parse_files(
+    root: Path, docs_dir: str, files: list[str], languages: tuple[str, ...]
+) -> list[tuple[str, Page | None, list[CourseError]]]:
+    """Each of ``files`` (paths from ``root``) read, parsed and its includes checked."""
+    from tools import includes  # it reads other files
+
+    out: list[tuple[str, Page | None, list[CourseError]]] = []
+    for rel in files:
+        text, error = decode(rel, (root / rel).read_bytes())
         if error:
-            errors.append(error)
+            out.append((rel, None, [error]))
             continue
-        docs_path = file.relative_to(root / docs_dir).as_posix()
+        docs_path = (root / rel).relative_to(root / docs_dir).as_posix()
         page, page_errors = parse_page(rel, docs_path, text, languages=languages)
-        pages.append(page)
-        errors.extend(page_errors)
-        errors.extend(includes.check(root, rel, list(page.lines)))
-    errors.extend(_duplicate_ids(pages))
-    deck_file = config.deck_file if config else None
-    errors.extend(links.check(pages, root / docs_dir, deck_file=deck_file))
-    return Course(pages=pages, errors=sorted(errors, key=lambda e: e.location), config=config)
+        page_errors.extend(includes.check(root, rel, list(page.lines)))
+        out.append((rel, page, page_errors))
+    return out
 
 
 def parse_page(

@@ -2,8 +2,9 @@
 
 MkDocs builds on one core. The course's pages are parsed in two halves while MkDocs loads
 (:func:`tools.parser.start_parsing`). Some of the hook's work needs none of MkDocs' results and
-is needed only when the build ends: the deck (read from :mod:`tools.deck_cache` or built), the review page's
-data, and the scans of every page for script and for remote loads. It goes to worker processes,
+is needed only when the build ends: the deck (read from :mod:`tools.deck_cache` or built), the
+review page's data, the search entries of cards and questions, and the scans of every page for
+script and for remote loads. It goes to worker processes,
 forked from the build so they start at once with everything imported; the build collects the
 results in ``on_post_build`` and fails there if a job failed or a scan found something, before
 anything is published. Two workers: the jobs come in bursts (the deck and the review data

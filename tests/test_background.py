@@ -54,3 +54,33 @@ def test_a_process_running_other_threads_is_not_forked(monkeypatch):
 def test_one_core_is_not_forked(monkeypatch):
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0}, raising=False)
     assert not background._may_fork()
+
+
+@pytest.mark.parametrize("fork", [True, False])
+def test_small_jobs_travel_in_batches_and_each_keeps_its_result_or_error(jobs, monkeypatch, fork):
+    monkeypatch.setattr(background, "_may_fork", lambda: fork)
+    sent = []
+    real_submit = jobs.submit
+    monkeypatch.setattr(
+        jobs, "submit", lambda fn, *a, **k: sent.append(1) or real_submit(fn, *a, **k)
+    )
+    count = background.BATCH + 3
+    futures = [jobs.submit_small(fail if n == 5 else abs, -n) for n in range(count)]
+    assert len(sent) == 1  # one full batch went; the last three wait for flush()
+    jobs.flush()
+    assert len(sent) == 2
+    for n, future in enumerate(futures):
+        if n == 5:
+            with pytest.raises(TypeError):  # fail() takes no argument: that error, for this job
+                future.result(timeout=60)
+        else:
+            assert future.result(timeout=60) == n
+    jobs.flush()
+    assert len(sent) == 2  # nothing left to send
+
+
+def test_closing_cancels_small_jobs_not_sent(jobs, monkeypatch):
+    monkeypatch.setattr(background, "_may_fork", lambda: True)
+    future = jobs.submit_small(abs, -1)
+    jobs.close()
+    assert future.cancelled()

@@ -25,6 +25,7 @@ from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from typing import Any
 
 WORKERS = 2
+BATCH = 16  # small jobs sent to a worker as one: each job sent costs this process its own work
 
 
 class Background:
@@ -33,6 +34,7 @@ class Background:
     def __init__(self, workers: int = WORKERS) -> None:
         self.workers = workers
         self._pool: Executor | None = None
+        self._batch: list[tuple[Future, Callable[..., Any], tuple, dict[str, Any]]] = []
 
     def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future:
         if self._pool is None:
@@ -42,7 +44,43 @@ class Background:
             self._pool = ProcessPoolExecutor(self.workers, mp_context=fork)
         return self._pool.submit(fn, *args, **kwargs)
 
+    def submit_small(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future:
+        """:meth:`submit` for a small job (a page's scan): such jobs go to the workers
+        :data:`BATCH` at a time, since sending each alone would cost this process (the one that
+        runs MkDocs) about as much as the job. :meth:`flush` sends the last ones."""
+        future: Future = Future()
+        self._batch.append((future, fn, args, kwargs))
+        if len(self._batch) >= BATCH:
+            self.flush()
+        return future
+
+    def flush(self) -> None:
+        """Send the small jobs not sent yet; their futures are settled when they have run."""
+        batch, self._batch = self._batch, []
+        if not batch:
+            return
+        futures = [future for future, *_ in batch]
+        job = self.submit(_run_each, [call for _, *call in batch])
+
+        def settle(job: Future) -> None:
+            try:
+                outcomes = job.result()
+            except Exception as exc:  # the worker itself failed: so did each job
+                outcomes = [(False, exc)] * len(futures)
+            for future, (ok, value) in zip(futures, outcomes, strict=True):
+                if not future.set_running_or_notify_cancel():  # cancelled by close()
+                    continue
+                if ok:
+                    future.set_result(value)
+                else:
+                    future.set_exception(value)
+
+        job.add_done_callback(settle)
+
     def close(self) -> None:
+        for future, *_ in self._batch:
+            future.cancel()
+        self._batch.clear()
         if self._pool is not None:
             self._pool.shutdown(cancel_futures=True)
             self._pool = None
@@ -51,6 +89,17 @@ class Background:
 def _may_fork() -> bool:
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     return (cores or 1) > 1 and threading.active_count() == 1 and hasattr(os, "fork")
+
+
+def _run_each(calls: list[tuple[Callable[..., Any], tuple, dict[str, Any]]]) -> list[tuple]:
+    """Each call's ``(True, result)`` or ``(False, exception)``."""
+    outcomes: list[tuple] = []
+    for fn, args, kwargs in calls:
+        try:
+            outcomes.append((True, fn(*args, **kwargs)))
+        except Exception as exc:
+            outcomes.append((False, exc))
+    return outcomes
 
 
 def _done(fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future:

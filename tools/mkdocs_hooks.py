@@ -171,7 +171,7 @@ def on_page_context(
             _search_entries[page.url] = entries
 
         if found is MISSING:
-            _pending.append((_background.submit(site_pages.search_entries, blocks), add))
+            _pending.append((_background.submit_small(site_pages.search_entries, blocks), add))
         else:
             add(found)
     if page.file.src_uri.endswith(".md") and page.content is not None:
@@ -192,6 +192,7 @@ def on_post_build(*, config: MkDocsConfig) -> None:
     next one."""
     assert _memo is not None
     try:
+        _background.flush()
         for job, use in _pending:
             use(_result(job))
         _add_search_entries(Path(config.site_dir) / "search" / "search_index.json")
@@ -246,7 +247,7 @@ def _check_later(kind: str, html: str, scan: Callable[[str], list[str]], src_uri
         _refuse(kind, src_uri, found)
 
     if found is MISSING:
-        _pending.append((_background.submit(scan, html), use))
+        _pending.append((_background.submit_small(scan, html), use))
     else:
         use(found)
 

@@ -84,3 +84,11 @@ def test_closing_cancels_small_jobs_not_sent(jobs, monkeypatch):
     future = jobs.submit_small(abs, -1)
     jobs.close()
     assert future.cancelled()
+
+
+@pytest.mark.parametrize("fork", [True, False])
+def test_a_job_named_module_function_runs_there(jobs, monkeypatch, fork):
+    monkeypatch.setattr(background, "_may_fork", lambda: fork)
+    assert jobs.submit("os.path:join", "a", "b").result(timeout=60) == os.path.join("a", "b")
+    with pytest.raises(AttributeError):
+        jobs.submit("os.path:no_such_function").result(timeout=60)

@@ -17,6 +17,7 @@ server) can leave the child holding a lock no thread will release.
 
 from __future__ import annotations
 
+import importlib
 import multiprocessing
 import os
 import threading
@@ -36,7 +37,12 @@ class Background:
         self._pool: Executor | None = None
         self._batch: list[tuple[Future, Callable[..., Any], tuple, dict[str, Any]]] = []
 
-    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future:
+    def submit(self, fn: Callable[..., Any] | str, /, *args: Any, **kwargs: Any) -> Future:
+        """Run ``fn(*args, **kwargs)`` in a worker. ``fn`` may be named, ``"module:function"``:
+        then only the worker imports its module (the deck's, with genanki and SQLite, is needed
+        in no other process)."""
+        if isinstance(fn, str):
+            args, fn = (fn, *args), _call_named
         if self._pool is None:
             if not _may_fork():  # checked before the pool starts its own thread
                 return _done(fn, *args, **kwargs)
@@ -89,6 +95,11 @@ class Background:
 def _may_fork() -> bool:
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     return (cores or 1) > 1 and threading.active_count() == 1 and hasattr(os, "fork")
+
+
+def _call_named(name: str, /, *args: Any, **kwargs: Any) -> Any:
+    module, _, function = name.partition(":")
+    return getattr(importlib.import_module(module), function)(*args, **kwargs)
 
 
 def _run_each(calls: list[tuple[Callable[..., Any], tuple, dict[str, Any]]]) -> list[tuple]:

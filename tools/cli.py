@@ -22,7 +22,7 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from tools import build_stamp, buildinfo, course_check, deck
+from tools import build_stamp, buildinfo, course_check
 from tools.model import Course
 
 ROOT = buildinfo.ROOT
@@ -54,6 +54,8 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def cmd_deck(args: argparse.Namespace) -> int:
+    from tools import deck  # imported where used: a build makes the deck in a worker
+
     course = _checked(args.course)
     if course is None:
         return 1

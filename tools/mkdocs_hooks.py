@@ -47,7 +47,7 @@ from mkdocs.utils.templates import TemplateContext
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # MkDocs loads hooks by path
 
-from tools import buildinfo, course_check, deck, deck_cache, offline, render, review, site_pages
+from tools import buildinfo, course_check, offline, render, review, site_pages
 from tools.background import Background
 from tools.build_memo import MISSING, BuildMemo
 from tools.model import Course
@@ -88,7 +88,7 @@ def on_files(files: Files, *, config: MkDocsConfig) -> Files:
     site = Path(config.site_dir)
     deck_file = _course.config.deck_file
     timestamp = buildinfo.source_date_epoch(_root)
-    job = _background.submit(deck_cache.apkg, _course, root=_root, timestamp=timestamp)
+    job = _background.submit("tools.deck_cache:apkg", _course, root=_root, timestamp=timestamp)
     _pending.append((job, (site / deck_file).write_bytes))
     files.append(File.generated(config, deck_file, content=b""))
     if not any(str(script) == review.INDEX_FILE for script in config.extra_javascript):
@@ -99,11 +99,9 @@ def on_files(files: Files, *, config: MkDocsConfig) -> Files:
             f"docs/{review.REVIEW_PAGE} is missing: the header's Review link needs it"
         )
     assert _memo is not None
-    items = "\n".join(
-        f"{e.guid} {e.page.docs_path} {e.item.digest} {e.page.title}"
-        for e in deck.note_items(_course)
-    )
-    key, generated = _memo.find("review", (review_page.url, items))
+    # The data is made from the pages' items and the course's settings: keyed on all of both.
+    pages = (f"{p.docs_path}\0{p.title}\0" + "\n".join(p.lines) for p in _course.pages)
+    key, generated = _memo.find("review", (review_page.url, repr(_course.config), *pages))
     if generated is MISSING:
 
         def write(made: dict[str, str]) -> None:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 
-from tools import deck, links
+from tools import links
 from tools.model import Card, Course, script_lang
 from tools.site_pages import course_html
 
@@ -40,6 +40,8 @@ def review_data(course: Course, page_url: str) -> tuple[dict, dict]:
 
     ``page_url`` is the review page's address relative to the site root (MkDocs names it).
     """
+    from tools import deck  # imported where used: a build makes this data in a worker
+
     lessons: list[dict[str, str]] = []
     lesson_of: dict[str, int] = {}
     items: list[list] = []

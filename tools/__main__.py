@@ -7,6 +7,6 @@ from tools import bootstrap
 if not bootstrap.inside_venv():
     bootstrap.reexec_in_venv(sys.argv[1:])
 
-from tools.cli import main
+from tools.cli import exit_with, main
 
-sys.exit(main(sys.argv[1:]))
+exit_with(main(sys.argv[1:]))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import gc
 import logging
 import os
 import shutil
@@ -21,6 +22,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import NoReturn
 
 from tools import build_stamp, buildinfo, course_check
 from tools.model import Course
@@ -293,6 +295,14 @@ def argument_parser() -> argparse.ArgumentParser:
     return ap
 
 
+def exit_with(code: int) -> NoReturn:
+    """End the process after a command without collecting its garbage first: the build leaves
+    cycles (MkDocs' pages and navigation, parsed trees) whose collection at exit cost a large
+    build a tenth of its time, for memory the system takes back anyway."""
+    gc.freeze()
+    sys.exit(code)
+
+
 def main(argv: list[str]) -> int:
     if argv and argv[0] in PASSTHROUGH:
         return PASSTHROUGH[argv[0]](argv[1:])
@@ -301,4 +311,4 @@ def main(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":  # ``python -m tools.cli``: the CLI without the venv bootstrap
-    sys.exit(main(sys.argv[1:]))
+    exit_with(main(sys.argv[1:]))

@@ -66,6 +66,8 @@ T = TypeVar("T")
 
 def on_config(config: MkDocsConfig) -> MkDocsConfig:
     global _course, _root, _memo
+    if str(buildinfo.ROOT) not in sys.path:  # MkDocs put sys.path back after loading this file;
+        sys.path.insert(0, str(buildinfo.ROOT))  # modules imported later need it (snippets/)
     _stop_background()  # a build that failed before on_post_build (mkdocs serve builds again)
     _root = Path(config.config_file_path).resolve().parent
     _memo = BuildMemo(_root / ".cache" / "build" / "memo.json")

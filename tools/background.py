@@ -1,14 +1,15 @@
 """Work a build hands to a second process, so it runs while MkDocs renders pages in this one.
 
-MkDocs builds on one core. The course's pages are parsed in two halves while MkDocs loads
-(:func:`tools.parser.start_parsing`). Some of the hook's work needs none of MkDocs' results and
-is needed only when the build ends: the deck (read from :mod:`tools.deck_cache` or built), the
-review page's data, the search entries of cards and questions, and the scans of every page for
-script and for remote loads. It goes to worker processes,
-forked from the build so they start at once with everything imported; the build collects the
-results in ``on_post_build`` and fails there if a job failed or a scan found something, before
-anything is published. Two workers: the jobs come in bursts (the deck and the review data
-first, then a scan per page), and one worker alone finishes after MkDocs does.
+MkDocs builds on one core. The course's pages are parsed by two workers while MkDocs loads
+(:func:`tools.parser.start_parsing`), when this process has little else to do. Some of the
+hook's work needs none of MkDocs' results and is needed only when the build ends: the deck
+(read from :mod:`tools.deck_cache` or built), the review page's data, the search entries of
+cards and questions, and the scans of every page for script and for remote loads. It goes to
+one worker, forked from the build so it starts at once with everything imported, and runs on
+the second core while MkDocs renders on the first (a second worker would take CPU from MkDocs:
+a 160-lesson build took 6% longer with two); the build collects the results in
+``on_post_build`` and fails there if a job failed or a scan found something, before anything
+is published.
 
 Work runs in this process instead when a second process would not help (one core) or would not
 be safe: forking a process that runs other threads (``mkdocs serve``'s server, a test's web

@@ -58,7 +58,7 @@ _root: Path = buildinfo.ROOT
 _memo: BuildMemo | None = None
 _blocks: dict[str, list[Block]] = {}  # page -> its course blocks, until they are in place
 _search_entries: dict[str, list[dict[str, str]]] = {}  # page URL -> its items' search entries
-_background = Background()
+_background = Background(workers=1)  # the second core; MkDocs keeps the first busy
 _pending: list[tuple[Future, Callable[[Any], None]]] = []  # background jobs, and what to do with
 # each result once the pages are built
 T = TypeVar("T")

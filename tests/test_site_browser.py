@@ -14,6 +14,7 @@ import sqlite3
 import tempfile
 import zipfile
 from pathlib import Path
+from typing import Any
 from urllib.parse import urljoin
 
 import pytest
@@ -281,11 +282,20 @@ def test_math_is_rendered_as_mathml_without_scripts(open_site):
     assert not [url for url in scripts if "mathjax" in url.lower() or "katex" in url.lower()]
 
 
+def search_for(page: Any, words: str) -> None:
+    """Put ``words`` in the search box as a reader would. Material runs the query when its index
+    is ready, on focus and on ``keyup``; Urdu letters are typed without key events, so the words
+    go in once the index is ready and a key press (End) runs the query."""
+    box = page.locator("input.md-search__input")
+    box.click()
+    page.locator(".md-search-result__meta", has_text="Type to start searching").wait_for()
+    box.fill(words)
+    box.press("End")
+
+
 def test_search_finds_checkpoint(open_site):
     page = open_site().goto(HOME)
-    search = page.locator("input.md-search__input")
-    search.click()
-    search.press_sequentially("checkpoint")
+    search_for(page, "checkpoint")
     results = page.locator(".md-search-result__item")
     results.first.wait_for(state="visible", timeout=15_000)
     assert "checkpoint" in page.locator(".md-search-result").inner_text().lower()
@@ -293,9 +303,7 @@ def test_search_finds_checkpoint(open_site):
 
 def test_search_finds_a_flashcard_and_opens_the_page_at_it(open_site):
     page = open_site().goto(HOME)
-    search = page.locator("input.md-search__input")
-    search.click()
-    search.press_sequentially("duplicate trap")
+    search_for(page, "duplicate trap")
     result = page.locator('.md-search-result__item a[href*="#card-"]').first
     result.wait_for(state="visible", timeout=15_000)
     assert "duplicate trap" in result.inner_text().lower()
@@ -304,6 +312,15 @@ def test_search_finds_a_flashcard_and_opens_the_page_at_it(open_site):
     page.wait_for_url(re.compile(f"#{anchor}$"))
     card = page.locator(f"details.flashcard#{anchor}")
     assert card.count() == 1 and card.is_visible()
+
+
+def test_search_finds_an_urdu_quiz_question(open_site):
+    page = open_site().goto(HOME)
+    search_for(page, "ایکٹیویشنز")
+    question = f'a[href*="{URDU_QUIZ}"][href*="#q-"]'  # the link carries ?h=<the words> too
+    result = page.locator(f".md-search-result__item {question}").first
+    result.wait_for(state="visible", timeout=15_000)
+    assert "ایکٹیویشنز" in result.inner_text()
 
 
 # --- downloads, offline, weight ---------------------------------------------------------------

@@ -123,3 +123,19 @@ def test_a_no_op_rebuild_of_the_course_runs_nothing_and_keeps_the_site(tmp_path,
     lesson.write_text(lesson.read_text("utf-8") + "\nOne more? ::: Yes\n", "utf-8")
     cli.build_site(site, root=root)
     assert any(p.stat().st_mtime_ns != t for p, t in files.items() if p.exists())
+
+
+def test_an_atomic_write_that_fails_leaves_the_old_file_and_no_temporary(tmp_path, monkeypatch):
+    """The one writer of caches and decks (tools.buildinfo.write_atomically)."""
+    path = tmp_path / "cache" / "file.json"
+    buildinfo.write_atomically(path, b"old")
+    assert path.read_bytes() == b"old" and oct(path.stat().st_mode & 0o777) == "0o644"
+
+    def broken(src, dst):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(buildinfo.os, "replace", broken)
+    with pytest.raises(OSError, match="disk full"):
+        buildinfo.write_atomically(path, b"new", durable=True)
+    assert path.read_bytes() == b"old"
+    assert [p.name for p in path.parent.iterdir()] == ["file.json"]

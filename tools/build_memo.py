@@ -17,8 +17,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-import os
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -69,13 +67,6 @@ class BuildMemo:
         """Write back the entries this build used, unless they are exactly those already stored."""
         if self._used == self._old:
             return
+        data = json.dumps({"engine": self.engine, "entries": self._used}).encode()
         with contextlib.suppress(OSError):
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(prefix=".memo-", dir=self.path.parent)
-            try:
-                with os.fdopen(fd, "w", encoding="utf-8") as out:
-                    json.dump({"engine": self.engine, "entries": self._used}, out)
-                os.replace(tmp, self.path)
-            finally:
-                with contextlib.suppress(FileNotFoundError):
-                    os.unlink(tmp)
+            buildinfo.write_atomically(self.path, data)

@@ -61,12 +61,9 @@ def up_to_date(root: Path, site_dir: Path, digest: str) -> bool:
 
 def record(root: Path, site_dir: Path, digest: str) -> None:
     """Remember a successful build (a cache: if it cannot be written, the next build runs)."""
-    path = root / RECORD
+    data = json.dumps({"inputs": digest, "site": _manifest(site_dir)}).encode()
     with contextlib.suppress(OSError):
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text(json.dumps({"inputs": digest, "site": _manifest(site_dir)}), "utf-8")
-        os.replace(tmp, path)
+        buildinfo.write_atomically(root / RECORD, data)
 
 
 def _sources(root: Path, site_dir: Path) -> list[Path]:

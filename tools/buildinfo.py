@@ -17,6 +17,7 @@ import hashlib
 import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -81,3 +82,24 @@ def engine_digest() -> str:
         if path.is_file():
             digest.update(path.relative_to(ROOT).as_posix().encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()
+
+
+def write_atomically(path: Path, data: bytes, *, durable: bool = False) -> None:
+    """Write ``path`` whole or not at all: a temporary file in its folder, renamed over it, so a
+    reader (a concurrent build) never sees half a file and a failed write leaves the old one.
+    ``durable``: flushed to disk before the rename (a deck handed to a learner; not a cache).
+    Raises OSError; callers writing a cache ignore it (the next build only runs slower)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as out:
+            out.write(data)
+            if durable:
+                out.flush()
+                os.fsync(out.fileno())
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise

@@ -26,16 +26,13 @@ build never leaves a half-written or missing deck behind.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import html
 import io
 import itertools
 import json
-import os
 import re
 import sqlite3
-import tempfile
 import time
 import zipfile
 from collections.abc import Iterator
@@ -46,7 +43,7 @@ from pathlib import Path
 import genanki
 
 from tools import note_dates
-from tools.buildinfo import ROOT
+from tools.buildinfo import ROOT, write_atomically
 from tools.course_config import CourseConfig
 from tools.links import page_url
 from tools.model import Card, Course, Page, Question, Quiz
@@ -132,20 +129,7 @@ def write_deck(
     if course.errors:
         raise ValueError(f"the course has {len(course.errors)} error(s); no deck written")
     data = build_apkg(course, site_url=site_url, timestamp=timestamp, root=root)
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as out:
-            out.write(data)
-            out.flush()
-            os.fsync(out.fileno())
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
+    write_atomically(Path(path), data, durable=True)
 
 
 def build_apkg(

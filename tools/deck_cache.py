@@ -13,8 +13,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-import os
-import tempfile
 from pathlib import Path
 
 from tools import buildinfo, deck, note_dates
@@ -65,17 +63,8 @@ def _media_digest() -> str:
 
 def _store(path: Path, data: bytes) -> None:
     """Write ``path`` atomically, then keep only the :data:`KEEP` newest decks."""
-    folder = path.parent
-    folder.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".deck-", dir=folder)
-    try:
-        with os.fdopen(fd, "wb") as out:
-            out.write(data)
-        os.replace(tmp, path)
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-    kept = sorted(folder.glob("*.apkg"), key=lambda p: p.stat().st_mtime, reverse=True)
+    buildinfo.write_atomically(path, data)
+    kept = sorted(path.parent.glob("*.apkg"), key=lambda p: p.stat().st_mtime, reverse=True)
     for old in kept[KEEP:]:
         with contextlib.suppress(OSError):
             old.unlink()

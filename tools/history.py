@@ -44,13 +44,15 @@ to a temporary file and renamed, so a concurrent build never reads half a cache.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
 import subprocess
-import tempfile
 from collections.abc import Iterable
 from pathlib import Path
+
+from tools.buildinfo import write_atomically
 
 CACHE = Path(".cache") / "history" / "lines.json"
 CACHE_VERSION = 1
@@ -299,15 +301,5 @@ def _well_formed(times: object) -> bool:
 
 def _save(root: Path, data: dict) -> None:
     """Write the cache atomically; a read-only checkout still gets its answers, only slower."""
-    path = root / CACHE
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, temporary = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
-    except OSError:
-        return
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            json.dump(data, out, separators=(",", ":"))
-        os.replace(temporary, path)
-    except OSError:
-        Path(temporary).unlink(missing_ok=True)
+    with contextlib.suppress(OSError):
+        write_atomically(root / CACHE, json.dumps(data, separators=(",", ":")).encode())

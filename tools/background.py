@@ -6,8 +6,8 @@ hook's work needs none of MkDocs' results and is needed only when the build ends
 (read from :mod:`tools.deck_cache` or built), the review page's data, the search entries of
 cards and questions, and the scans of every page for script and for remote loads. It goes to
 one worker, forked from the build so it starts at once with everything imported, and runs on
-the second core while MkDocs renders on the first (a second worker would take CPU from MkDocs:
-a 160-lesson build took 6% longer with two); the build collects the results in
+the second core while MkDocs renders on the first (a second worker would take CPU from MkDocs;
+``tests/perf/bench_scale.py`` times the build); the build collects the results in
 ``on_post_build`` and fails there if a job failed or a scan found something, before anything
 is published.
 

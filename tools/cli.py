@@ -297,8 +297,8 @@ def argument_parser() -> argparse.ArgumentParser:
 
 def exit_with(code: int) -> NoReturn:
     """End the process after a command without collecting its garbage first: the build leaves
-    cycles (MkDocs' pages and navigation, parsed trees) whose collection at exit cost a large
-    build a tenth of its time, for memory the system takes back anyway."""
+    cycles (MkDocs' pages and navigation, parsed trees) whose collection at exit is work for
+    memory the system takes back anyway."""
     gc.freeze()
     sys.exit(code)
 

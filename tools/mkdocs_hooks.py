@@ -15,8 +15,7 @@
 - ``on_page_context``, after Material's search has indexed the page: put the cards and quizzes
   in place, read each card and question back as a search entry of its own, and scan a Markdown
   page's content for a script, a handler or a script address, in the background. Search results
-  then link to the item itself, and the search plugin never parses the items' markup (on a large
-  course that parsing cost more than the rest of the hook's work in this process).
+  then link to the item itself, and the search plugin never parses the items' markup.
 - ``on_post_page``: scan the built page, in the background, for anything it would load from
   outside the site.
 - ``on_post_build``: collect the background work, failing the build on anything a scan found

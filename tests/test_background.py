@@ -1,4 +1,4 @@
-"""The build's second process (tools/background.py): it really is another process, its failures
+"""The build's second process (tools/build/workers.py): it really is another process, its failures
 reach the build, and it is not used where forking would not help or would not be safe."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ import threading
 
 import pytest
 
-from tools import background
-from tools.background import Background
+from tools.build import workers as background
+from tools.build.workers import Background
 
 
 def fail() -> None:

@@ -43,8 +43,8 @@ from torch.utils.checkpoint import checkpoint
 from tools import benchmarks
 from tools.benchmarks.formatting import fmt_bytes
 from tools.benchmarks.results import REGENERATE
-from tools.buildinfo import ROOT
-from tools.course_check import load_checked_course
+from tools.build.buildinfo import ROOT
+from tools.course.check import load_checked_course
 
 RESULTS = ROOT / "docs" / "benchmarks"
 CPU_FILE = RESULTS / "checkpointing-cpu.json"

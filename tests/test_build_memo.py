@@ -1,4 +1,4 @@
-"""The memo of page work between builds (tools/build_memo.py): reused only for the same inputs
+"""The memo of page work between builds (tools/build/memo.py): reused only for the same inputs
 and the same engine, dropped when unreadable, and never grown past one build's entries."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from tools import build_memo
-from tools.build_memo import BuildMemo
+from tools.build import memo as build_memo
+from tools.build.memo import BuildMemo
 
 
 def never() -> str:

@@ -11,9 +11,14 @@ from pathlib import Path
 import pytest
 from conftest import copy_course
 
-from tools import background, benchmarks, cli, deck, deck_cache, offline, parser, site_pages
-from tools.buildinfo import ROOT
-from tools.course_check import load_checked_course
+from tools import benchmarks, cli
+from tools.anki import deck, deck_cache
+from tools.build import workers as background
+from tools.build.buildinfo import ROOT
+from tools.course import parser
+from tools.course.check import load_checked_course
+from tools.site import offline
+from tools.site import pages as site_pages
 
 
 @pytest.fixture

@@ -28,8 +28,8 @@ from pathlib import Path
 import pytest
 from conftest import skip_or_fail
 
-from tools.model import Course, Page, script_lang
-from tools.parser import parse_course
+from tools.course.model import Course, Page, script_lang
+from tools.course.parser import parse_course
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"

@@ -1,4 +1,4 @@
-"""The Anki deck (tools/deck.py), checked by importing it with the official Anki library.
+"""The Anki deck (tools/anki/deck.py), checked by importing it with the official Anki library.
 
 A small course is written to a temporary git repository (commits with fixed dates, so note times
 come from history as in the real repo), built into an ``.apkg`` and imported into a fresh
@@ -27,9 +27,10 @@ anki_collection = pytest.importorskip("anki.collection", reason="the anki packag
 
 from conftest import with_course_settings  # noqa: E402
 
-from tools import course_config, deck, note_dates  # noqa: E402
-from tools.buildinfo import ROOT  # noqa: E402
-from tools.parser import parse_course  # noqa: E402
+from tools.anki import deck, note_dates  # noqa: E402
+from tools.build.buildinfo import ROOT  # noqa: E402
+from tools.course import config as course_config  # noqa: E402
+from tools.course.parser import parse_course  # noqa: E402
 
 CONFIG = course_config.load(ROOT)
 DECK_NAME = CONFIG.deck_name
@@ -215,7 +216,7 @@ def test_deck_ids_in_the_package_are_fixed(imported):
 
 
 def test_note_type_ids_and_fields_are_pinned(imported):
-    """Changing a note type's fields needs a new id (see tools/deck.py): this pins both."""
+    """Changing a note type's fields needs a new id (see tools/anki/deck.py): this pins both."""
     col = imported["col"]
     pinned = {
         1_734_861_201: ["Front", "Back", "Source", "Extra"],
@@ -536,7 +537,7 @@ def test_night_mode_redefines_every_colour():
     ],
 )
 def test_lesson_deck_names(title, expected):
-    from tools.model import Page
+    from tools.course.model import Page
 
     page = Page(path="docs/lessons/01-x.md", docs_path="lessons/01-x.md", title=title)
     assert deck.lesson_deck_name(page, DECK_NAME) == f"{DECK_NAME}::{expected}"

@@ -1,6 +1,6 @@
 """The deck's Urdu font: packed as media, imported by the real Anki library, used by Chromium.
 
-The deck carries the Noto Nastaliq Urdu files the site serves (tools/deck.py, DECK_MEDIA) and
+The deck carries the Noto Nastaliq Urdu files the site serves (tools/anki/deck.py, DECK_MEDIA) and
 its CSS loads them for Urdu runs only. These tests import the deck into a fresh collection and
 show its cards the way Anki does, in Chromium on a font setup with no Urdu font at all, so the
 card's own font is the only way its Urdu can be set in Nastaliq.
@@ -34,13 +34,13 @@ anki_collection = pytest.importorskip("anki.collection", reason="the anki packag
 from conftest import skip_or_fail  # noqa: E402
 from test_deck import SITE, T1, build, find_card, import_apkg, make_course  # noqa: E402
 
-from tools import deck  # noqa: E402
-from tools.parser import parse_course  # noqa: E402
+from tools.anki import deck  # noqa: E402
+from tools.course.parser import parse_course  # noqa: E402
 
 Collection = anki_collection.Collection
 
 # Anki keeps the file it already has under a name, so a changed font needs a new name (see
-# tools/deck.py). Update a hash here only together with a new name in DECK_MEDIA and cards.css.
+# tools/anki/deck.py). Update a hash here only together with a new name in DECK_MEDIA and cards.css.
 PINNED_MEDIA = {
     "_noto-nastaliq-urdu-400.woff2": "fecd45d69436d911",
     "_noto-nastaliq-urdu-700.woff2": "315f55145f2ce0c9",
@@ -92,7 +92,7 @@ def test_the_package_carries_the_sites_font_files_as_underscore_media(imported):
 
 def test_media_names_are_pinned_to_their_files():
     hashes = {name: hashlib.sha256(source_bytes(name)).hexdigest()[:16] for name in deck.DECK_MEDIA}
-    assert hashes == PINNED_MEDIA, "a changed font file needs a new media name (tools/deck.py)"
+    assert hashes == PINNED_MEDIA, "a changed font file needs a new media name (tools/anki/deck.py)"
 
 
 def test_the_flashcards_page_names_the_files_learners_find_in_their_media_folder():

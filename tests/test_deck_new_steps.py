@@ -20,9 +20,9 @@ anki_collection = pytest.importorskip("anki.collection", reason="the anki packag
 
 from test_deck import SITE, T2, import_apkg  # noqa: E402
 
-from tools import deck  # noqa: E402
-from tools.buildinfo import ROOT  # noqa: E402
-from tools.parser import parse_course  # noqa: E402
+from tools.anki import deck  # noqa: E402
+from tools.build.buildinfo import ROOT  # noqa: E402
+from tools.course.parser import parse_course  # noqa: E402
 
 # (question as written in the lesson, a host its answer or explanation links to)
 NEW_CARDS = [

@@ -1,4 +1,4 @@
-"""tools.history dates lines as ``git blame`` does, by replaying history, with a cache.
+"""tools.anki.history dates lines as ``git blame`` does, by replaying history, with a cache.
 
 The oracle is ``git blame --line-porcelain`` on throwaway repositories built from a seeded
 random sequence of commits, so every test runs the same history on every machine.
@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from tools.history import CACHE, line_times
-from tools.parser import split_lines
+from tools.anki.history import CACHE, line_times
+from tools.course.parser import split_lines
 
 T0 = 1_600_000_000
 TOPS = ("docs", "notes")

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from conftest import skip_or_fail
 
-from tools.buildinfo import ROOT
+from tools.build.buildinfo import ROOT
 
 
 def _ruff() -> list[str]:

@@ -1,4 +1,4 @@
-"""The course parser (tools/parser.py): what it finds, and each bad input as path:line: message."""
+"""The course parser (tools/course/parser.py): what it finds; bad input as path:line: message."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from conftest import with_course_settings
 
 pytest.importorskip("markdown_it", reason="the course engine's dependencies are not installed")
 
-from tools.model import Card, CardGroup, Quiz
-from tools.parser import parse_course, parse_page
+from tools.course.model import Card, CardGroup, Quiz
+from tools.course.parser import parse_course, parse_page
 
 PATH = "docs/lessons/01-x.md"
 
@@ -370,12 +370,12 @@ def test_unclosed_container_is_an_error(name):
 
 
 def test_pages_parsed_in_worker_processes_make_the_same_course(tmp_path):
-    """The build parses pages on both cores (tools.background); problems cross processes too."""
+    """The build parses pages on both cores (tools.build.workers); problems cross processes too."""
     import pickle
 
-    from tools.background import Background
-    from tools.buildinfo import ROOT
-    from tools.parser import start_parsing
+    from tools.build.buildinfo import ROOT
+    from tools.build.workers import Background
+    from tools.course.parser import start_parsing
 
     serial = parse_course(ROOT)
     background = Background()

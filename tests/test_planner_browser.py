@@ -15,7 +15,7 @@ import memory_model
 import pytest
 
 from tools.benchmarks.formatting import fmt_bytes
-from tools.buildinfo import ROOT
+from tools.build.buildinfo import ROOT
 
 pytestmark = pytest.mark.browser
 

@@ -1,4 +1,4 @@
-"""Card and quiz Markdown -> HTML (tools/render.py), for both targets: the site and Anki."""
+"""Card and quiz Markdown -> HTML (tools/render/safe_html.py), for both targets: site and Anki."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from html_tags import tags
 
 pytest.importorskip("markdown_it", reason="the course engine's dependencies are not installed")
 
-from tools.render import (
+from tools.render.safe_html import (
     CODE_BACKGROUND,
     CODE_FOREGROUND,
     mathml_in_html,
@@ -316,8 +316,8 @@ PLAIN_OR_NOT = [
 
 
 def course_texts() -> list[str]:
-    from tools.buildinfo import ROOT
-    from tools.course_check import load_checked_course
+    from tools.build.buildinfo import ROOT
+    from tools.course.check import load_checked_course
 
     course = load_checked_course(ROOT)
     texts = [t for card in course.cards for t in (card.front, card.back)]
@@ -329,7 +329,7 @@ def course_texts() -> list[str]:
 @pytest.mark.parametrize("inline", [True, False])
 @pytest.mark.parametrize("target", ["site", "anki"])
 def test_text_rendered_without_the_parser_is_what_the_parser_renders(target, inline, monkeypatch):
-    from tools import render
+    from tools.render import safe_html as render
 
     texts = PLAIN_OR_NOT + course_texts()
     assert sum(render._plain(t, inline=inline) for t in texts) >= 10  # the fast path runs

@@ -1,4 +1,4 @@
-"""The review page's data (tools/review.py) and the vendored scheduler (tools/vendor.py).
+"""The review page's data (tools/site/review.py) and the vendored scheduler (tools/site/vendor.py).
 
 The review page must hold exactly the deck's notes under the deck's GUIDs, or progress kept in
 the browser would not follow the items the way Anki's history follows notes. The vendored
@@ -18,10 +18,12 @@ from conftest import deck_query
 
 pytest.importorskip("genanki", reason="the course engine's dependencies are not installed")
 
-from tools import course_config, deck, review, vendor
-from tools.buildinfo import ROOT
-from tools.model import Course
-from tools.parser import parse_course, parse_page
+from tools.anki import deck
+from tools.build.buildinfo import ROOT
+from tools.course import config as course_config
+from tools.course.model import Course
+from tools.course.parser import parse_course, parse_page
+from tools.site import review, vendor
 
 LESSON = """\
 # Lesson

@@ -14,7 +14,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from conftest import collect_errors
 
-from tools.buildinfo import ROOT
+from tools.build.buildinfo import ROOT
 
 pytestmark = pytest.mark.browser
 

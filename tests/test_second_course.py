@@ -15,9 +15,10 @@ from pathlib import Path
 import pytest
 from conftest import deck_query
 
-from tools import course_config, deck
-from tools.buildinfo import ROOT
-from tools.parser import parse_course
+from tools.anki import deck
+from tools.build.buildinfo import ROOT
+from tools.course import config as course_config
+from tools.course.parser import parse_course
 
 FIXTURE = ROOT / "tests" / "fixtures" / "second-course"
 SECOND = course_config.load(FIXTURE)
@@ -36,8 +37,8 @@ def second_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     # The fixture names the hook by a path relative to its mkdocs.yml: keep that path valid.
     shutil.copytree(FIXTURE, course)
     text = (course / "mkdocs.yml").read_text("utf-8")
-    hook = (ROOT / "tools" / "mkdocs_hooks.py").as_posix()
-    (course / "mkdocs.yml").write_text(text.replace("../../../tools/mkdocs_hooks.py", hook))
+    hook = (ROOT / "tools" / "site" / "hook.py").as_posix()
+    (course / "mkdocs.yml").write_text(text.replace("../../../tools/site/hook.py", hook))
     result = run_cli("build", "--course", str(course))
     assert result.returncode == 0, result.stdout + result.stderr
     return course / "site"

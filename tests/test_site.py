@@ -1,4 +1,4 @@
-"""The HTML that tools/site_pages.py puts on the pages, checked without a browser (fast).
+"""The HTML that tools/site/pages.py puts on the pages, checked without a browser (fast).
 
 Each test writes a small page into a temporary course root, parses it with the real parser,
 renders it, and reads the result back with an HTML parser, so structure (not string layout) is
@@ -18,10 +18,10 @@ import pytest
 
 pytest.importorskip("markdown_it", reason="the course engine's dependencies are not installed")
 
-from tools import site_pages as site
-from tools.buildinfo import ROOT
-from tools.model import Embed, Location
-from tools.parser import parse_page
+from tools.build.buildinfo import ROOT
+from tools.course.model import Embed, Location
+from tools.course.parser import parse_page
+from tools.site import pages as site
 
 LESSON = """\
 # A lesson
@@ -310,7 +310,7 @@ def test_quiz_container_is_rtl_urdu_with_id_and_interface_strings(tmp_path):
 
 
 def test_every_urdu_string_is_arabic_script_and_english_ones_are_not():
-    from tools.model import script_lang
+    from tools.course.model import script_lang
 
     assert set(site.UI_TEXT["ur"]) == set(site.UI_TEXT["en"])
     assert all(script_lang(text) == "ur" for text in site.UI_TEXT["ur"].values())

@@ -22,8 +22,8 @@ import pytest
 import regression_test  # a module: importing its test function by name would collect it here
 import torch
 
-from tools.buildinfo import ROOT
-from tools.parser import parse_course
+from tools.build.buildinfo import ROOT
+from tools.course.parser import parse_course
 
 SNIPPETS = ROOT / "snippets"
 EXPECTED_COSINE = 32 / (14**0.5 * 77**0.5)

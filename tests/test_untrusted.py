@@ -20,10 +20,11 @@ pytest.importorskip("markdown_it", reason="the course engine's dependencies are 
 
 from test_parser import PATH, messages, parse
 
-from tools import includes, offline
-from tools.parser import parse_course
-from tools.render import render_markdown, safe_mathml, tex_to_mathml
-from tools.site_pages import render_cards, render_quiz
+from tools.course import includes
+from tools.course.parser import parse_course
+from tools.render.safe_html import render_markdown, safe_mathml, tex_to_mathml
+from tools.site import offline
+from tools.site.pages import render_cards, render_quiz
 
 
 def write(root: Path, files: dict[str, str | bytes]) -> Path:

@@ -24,8 +24,8 @@ import pytest
 from conftest import LOCAL_HOSTS, ROOT, copy_course, serve
 from html_tags import active_markup
 
-from tools import course_config
-from tools.links import leaves_site
+from tools.course import config as course_config
+from tools.course.links import leaves_site
 
 DECK_FILE = course_config.load(ROOT).deck_file
 

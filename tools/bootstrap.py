@@ -16,7 +16,7 @@ import tomllib
 import venv
 from pathlib import Path
 
-from tools.buildinfo import ROOT  # standard library only, like this module
+from tools.build.buildinfo import ROOT  # standard library only, like this module
 
 VENV = ROOT / ".venv"
 STAMP = VENV / ".installed"

@@ -24,8 +24,10 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import NoReturn
 
-from tools import build_stamp, buildinfo, course_check
-from tools.model import Course
+from tools.build import buildinfo
+from tools.build import stamp as build_stamp
+from tools.course import check as course_check
+from tools.course.model import Course
 
 ROOT = buildinfo.ROOT
 
@@ -56,7 +58,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def cmd_deck(args: argparse.Namespace) -> int:
-    from tools import deck  # imported where used: a build makes the deck in a worker
+    from tools.anki import deck  # imported where used: a build makes the deck in a worker
 
     course = _checked(args.course)
     if course is None:
@@ -76,7 +78,7 @@ def build_site(site_dir: Path, *, root: Path = ROOT, strict_results: bool = Fals
     and ``site/`` is swapped whole, with both signals held back for the two renames. MkDocs runs
     in this process, so its hook reuses the course checked here instead of parsing it again.
     A site folder that is already what this build would write is left alone
-    (:mod:`tools.build_stamp`).
+    (:mod:`tools.build.stamp`).
     """
     site_dir = site_dir.resolve()
     started = time.perf_counter()
@@ -226,7 +228,7 @@ def cmd_build(args: argparse.Namespace) -> int:
 
 
 def cmd_vendor(args: argparse.Namespace) -> int:
-    from tools import vendor
+    from tools.site import vendor
 
     try:
         record = vendor.refresh(args.version)

@@ -20,8 +20,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from tools import deck  # noqa: E402
-from tools.parser import parse_course  # noqa: E402
+from tools.anki import deck  # noqa: E402
+from tools.course.parser import parse_course  # noqa: E402
 
 LESSONS, CARDS_PER_LESSON, QUIZZES, QUESTIONS_PER_QUIZ = 5, 80, 2, 50
 TIMESTAMP = 1_700_000_000

@@ -4,7 +4,7 @@
 
 Size: the real course's deck built twice at one timestamp, with its media and with none (what
 the deck was before it carried a font); the growth is compared with the font files' own size
-(the files named in tools/deck.py, DECK_MEDIA). Bar: growth at most that size.
+(the files named in tools/anki/deck.py, DECK_MEDIA). Bar: growth at most that size.
 
 Render: the deck is imported into a fresh collection with the real Anki library and every Urdu
 card side (``card.question()`` / ``card.answer()``) is shown the way Anki shows a new card, in
@@ -39,8 +39,8 @@ from anki_render import (  # noqa: E402
 from playwright.sync_api import sync_playwright  # noqa: E402
 from test_deck import import_apkg  # noqa: E402
 
-from tools import deck  # noqa: E402
-from tools.parser import parse_course  # noqa: E402
+from tools.anki import deck  # noqa: E402
+from tools.course.parser import parse_course  # noqa: E402
 
 TIMESTAMP = 1_800_000_000
 SIZE_BAR_NOTE = "bar: growth <= the font files' own size"

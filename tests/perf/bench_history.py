@@ -1,11 +1,11 @@
-"""Print how long dating every line of 160 lessons takes: tools.history against git blame.
+"""Print how long dating every line of 160 lessons takes: tools.anki.history against git blame.
 
 Run: ``.venv/bin/python tests/perf/bench_history.py`` (a benchmark, not a test). It builds a
 throwaway repository the size of a grown course: 160 lessons of 150 lines, then 1,000 commits
 that each change 1-3 lines of one lesson, all from a fixed seed and with fixed dates, written
 with ``git fast-import`` (one process instead of a thousand commits). It prints a cold run (no
 cache), a warm run (cache at HEAD), a run after one more commit, and ``git blame`` on every
-lesson one after the other, as ``tools/deck.py`` did.
+lesson one after the other, as ``tools/anki/deck.py`` did.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from tools.history import CACHE, line_times  # noqa: E402
+from tools.anki.history import CACHE, line_times  # noqa: E402
 
 LESSONS, LINES, COMMITS, SEED = 160, 150, 1000, 20260101
 T0 = 1_700_000_000

@@ -47,9 +47,12 @@ import yaml
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from tools import buildinfo, course_check, deck, deck_cache, history, note_dates, review  # noqa: E402
+from tools.anki import deck, deck_cache, history, note_dates  # noqa: E402
+from tools.build import buildinfo  # noqa: E402
+from tools.course import check as course_check  # noqa: E402
+from tools.site import review  # noqa: E402
 
-HOOK = ROOT / "tools" / "mkdocs_hooks.py"
+HOOK = ROOT / "tools" / "site" / "hook.py"
 PLAIN_CONFIG = "mkdocs.plain.yml"
 CARDS, QUESTIONS = 25, 5
 EPOCH = 1_700_000_000  # the generated history's first commit; each later one is 10 min after

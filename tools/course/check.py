@@ -13,9 +13,9 @@ import hashlib
 from collections.abc import Callable
 from pathlib import Path
 
-from tools.background import Background
-from tools.model import Course, CourseError
-from tools.parser import start_parsing
+from tools.build.workers import Background
+from tools.course.model import Course, CourseError
+from tools.course.parser import start_parsing
 
 _TEXT = {".md", ".yml", ".yaml", ".json", ".py", ".txt", ".csv"}
 _checked: dict[tuple[Path, bool], tuple[tuple, Course]] = {}
@@ -31,7 +31,7 @@ def load_checked_course(root: Path, *, strict_results: bool = False) -> Course:
 
 def start_checking(root: Path, *, strict_results: bool = False) -> Callable[[], Course]:
     """:func:`load_checked_course` in two steps: this call starts parsing the pages in worker
-    processes (:mod:`tools.background`) and returns, so the caller can load MkDocs meanwhile;
+    processes (:mod:`tools.build.workers`) and returns, so the caller can load MkDocs meanwhile;
     the function it returns waits for the pages and finishes the check."""
     key = (root.resolve(), strict_results)
     stamp = _sources_stamp(root)

@@ -1,9 +1,9 @@
 """Work a build hands to a second process, so it runs while MkDocs renders pages in this one.
 
 MkDocs builds on one core. The course's pages are parsed by two workers while MkDocs loads
-(:func:`tools.parser.start_parsing`), when this process has little else to do. Some of the
+(:func:`tools.course.parser.start_parsing`), when this process has little else to do. Some of the
 hook's work needs none of MkDocs' results and is needed only when the build ends: the deck
-(read from :mod:`tools.deck_cache` or built), the review page's data, the search entries of
+(read from :mod:`tools.anki.deck_cache` or built), the review page's data, the search entries of
 cards and questions, and the scans of every page for script and for remote loads. It goes to
 one worker, forked from the build so it starts at once with everything imported, and runs on
 the second core while MkDocs renders on the first (a second worker would take CPU from MkDocs;

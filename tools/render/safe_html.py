@@ -7,7 +7,7 @@ addresses, images never load from the network inside Anki, and code is coloured 
 styles (no stylesheet to fetch). The two targets differ only in math: Anki typesets
 ``\\(...\\)`` / ``\\[...\\]`` itself, while the site turns TeX into MathML at build time (no JS).
 
-Direction is decided from the script of the text (see :func:`tools.model.script_lang`), not by
+Direction is decided from the script of the text (:func:`tools.course.model.script_lang`), not by
 ``dir="auto"``, which reads an Urdu sentence that starts with "PyTorch" as left-to-right. Inside
 Urdu text, runs of Latin script are isolated in ``<bdi dir="ltr" lang="en">`` so that dotted
 names, parentheses and punctuation keep their order; English text gets no direction markup.
@@ -32,8 +32,8 @@ from pygments.lexers import TextLexer, get_lexer_by_name
 from pygments.styles import get_style_by_name
 from pygments.util import ClassNotFound
 
-from tools import links
-from tools.model import script_lang, unsafe_tex
+from tools.course import links
+from tools.course.model import script_lang, unsafe_tex
 
 Target = Literal["site", "anki"]
 
@@ -72,7 +72,7 @@ def render_markdown(
     ``inline=True`` renders without a paragraph (for one-line card sides and options) and wraps
     Urdu in a ``<span>``; otherwise the result is block HTML and Urdu is wrapped in a ``<div>``.
     ``page`` is the docs path of the page the text is on: relative links are resolved from it
-    (see :mod:`tools.links`); for Anki they become absolute through ``site_url``.
+    (see :mod:`tools.course.links`); for Anki they become absolute through ``site_url``.
     """
     if target not in ("site", "anki"):
         raise ValueError(f"unknown render target {target!r}")

@@ -3,7 +3,8 @@
 The parser never renders. It reads CommonMark tokens (so a ``:::`` inside a code block, inline
 code or math is never mistaken for a card), keeps the raw Markdown source of every side, option
 and explanation, and records where each item came from. Problems are collected, not raised, so
-one run reports all of them; each is a :class:`~tools.model.CourseError` naming file and line.
+one run reports all of them; each is a :class:`~tools.course.model.CourseError` naming file
+and line.
 """
 
 from __future__ import annotations
@@ -25,8 +26,8 @@ from mdit_py_plugins.container import container_plugin
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 from pymdownx import slugs
 
-from tools.background import Background
-from tools.model import (
+from tools.build.workers import Background
+from tools.course.model import (
     LANGUAGES,
     Card,
     CardGroup,
@@ -136,7 +137,7 @@ class _Source:
 def parse_course(root: Path, docs_dir: str = "docs") -> Course:
     """Parse every Markdown page under ``root/docs_dir`` and check the course-wide rules.
 
-    ``root`` holds the course: its ``mkdocs.yml`` (settings, :mod:`tools.course_config`) and docs.
+    ``root`` holds the course: its ``mkdocs.yml`` (settings, :mod:`tools.course.config`) and docs.
     """
     return start_parsing(root, docs_dir)()
 
@@ -149,7 +150,8 @@ def start_parsing(
 
     Pages parse independently, so a build parses them on both cores while MkDocs loads.
     """
-    from tools import course_config, links  # they read other files
+    from tools.course import config as course_config  # they read other files
+    from tools.course import links
 
     errors: list[CourseError] = []
     try:
@@ -189,7 +191,7 @@ def parse_files(
     root: Path, docs_dir: str, files: list[str], languages: tuple[str, ...]
 ) -> list[tuple[str, Page | None, list[CourseError]]]:
     """Each of ``files`` (paths from ``root``) read, parsed and its includes checked."""
-    from tools import includes  # it reads other files
+    from tools.course import includes  # it reads other files
 
     out: list[tuple[str, Page | None, list[CourseError]]] = []
     for rel in files:
@@ -684,7 +686,7 @@ def _duplicate_ids(pages: list[Page]) -> list[CourseError]:
         CourseError(location, f"duplicate id {item_id!r} (first at {first})")
         for item_id, location, first in _repeats((i, at) for i, at in ids if i is not None)
     ]
-    # Course-wide, because a card's GUID is its question (tools.deck.note_guid), not its page.
+    # Course-wide, because a card's GUID is its question (tools.anki.deck.note_guid), not its page.
     cards = ((normalize(card.front), card.location) for page in pages for card in page.cards)
     errors += [
         CourseError(location, f"duplicate flashcard question (first at {first})")

@@ -12,7 +12,7 @@ promise is checked on every page at build time rather than hoped for.
 The content of a Markdown page (what authors write; the theme's own scripts are outside it) may
 hold no script at all: no ``<script>``, ``<iframe>``, ``<object>``, ``<embed>``, ``<base>``,
 ``<meta>`` or ``<template>`` (which exists for script to use), no ``on…=`` handler and no
-``javascript:``-like address. Course items are escaped by :mod:`tools.render`; this catches raw
+``javascript:``-like address. Course items are escaped by :mod:`tools.render.safe_html`; this catches raw
 HTML in prose, which Python-Markdown passes through.
 
 Pages are read with Lexbor (selectolax), an implementation of the HTML standard's parser: the
@@ -26,7 +26,7 @@ import re
 
 from selectolax.lexbor import LexborHTMLParser
 
-from tools.links import LINK_SCHEMES, leaves_site
+from tools.course.links import LINK_SCHEMES, leaves_site
 
 _REMOTE_SCRIPT = re.compile(
     r"<script\b[^>]*\bsrc=[\"']https?://[^\"']*[\"'][^>]*>\s*</script>\s*"

@@ -2,7 +2,7 @@
 
 Anki replaces an imported note only when the incoming modification time is newer, and then
 reports it as updated. So a note's time is the time of the last commit that changed what it is
-made of: its own source lines (:func:`tools.history.line_times`) or the code that renders it
+made of: its own source lines (:func:`tools.anki.history.line_times`) or the code that renders it
 (:data:`RENDERER_FILES`), never later than the build ``timestamp`` (SOURCE_DATE_EPOCH or the last
 commit). A commit that edits one answer therefore updates exactly that note; the same commit
 always gives the same times, in a fresh clone as in a working copy.
@@ -20,19 +20,19 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tools import history
-from tools.buildinfo import git
+from tools.anki import history
+from tools.build.buildinfo import git
 
 if TYPE_CHECKING:
-    from tools.deck import NoteItem
+    from tools.anki.deck import NoteItem
 
 # The code that turns a card's Markdown into its fields: a commit to one of these re-dates every
 # note, so learners receive the new rendering.
 RENDERER_FILES = (
-    "tools/render.py",
-    "tools/links.py",
-    "tools/deck.py",
-    "tools/model.py",
+    "tools/render/safe_html.py",
+    "tools/course/links.py",
+    "tools/anki/deck.py",
+    "tools/course/model.py",
     "constraints.txt",
 )
 

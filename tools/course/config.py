@@ -26,7 +26,7 @@ from pathlib import Path, PurePosixPath
 
 import yaml
 
-from tools.model import LANGUAGES, CourseError, Location
+from tools.course.model import LANGUAGES, CourseError, Location
 
 CONFIG_FILE = "mkdocs.yml"
 NOTE_TYPES = ("basic", "choice")

@@ -12,13 +12,13 @@ notes by GUID alone and replaces a matched note only when the incoming modificat
   No GUID holds the page's file name: renaming or moving a lesson keeps every note (explicit ids,
   quiz ids and flashcard questions are unique in the whole course, so none is needed).
 - A note's modification time is the time of the last commit that changed what it is made of
-  (:mod:`tools.note_dates`, which holds all the git work): a new commit that edits one answer
+  (:mod:`tools.anki.note_dates`, which holds all the git work): a new commit that edits one answer
   updates exactly that note, and the same commit always gives the same times.
 - Everything else that genanki stamps with a time (note types, cards, ids, zip entries) gets the
   build ``timestamp``, so the same commit gives a byte-identical file.
 - Note-type and deck ids are fixed: Anki ties notes to their note type by id. The namespace,
   the note-type ids and the deck's name are the course's (``extra.course`` in its ``mkdocs.yml``,
-  :mod:`tools.course_config`), so another course gets notes of its own.
+  :mod:`tools.course.config`), so another course gets notes of its own.
 
 The file is written to a temporary name next to the target and moved into place, so a failed
 build never leaves a half-written or missing deck behind.
@@ -42,12 +42,12 @@ from pathlib import Path
 
 import genanki
 
-from tools import note_dates
-from tools.buildinfo import ROOT, write_atomically
-from tools.course_config import CourseConfig
-from tools.links import page_url
-from tools.model import Card, Course, Page, Question, Quiz
-from tools.render import render_markdown
+from tools.anki import note_dates
+from tools.build.buildinfo import ROOT, write_atomically
+from tools.course.config import CourseConfig
+from tools.course.links import page_url
+from tools.course.model import Card, Course, Page, Question, Quiz
+from tools.render.safe_html import render_markdown
 
 TEMPLATES = ROOT / "deck"
 
@@ -143,7 +143,7 @@ def build_apkg(
     """The ``.apkg`` bytes: a zip of genanki's collection database, with pinned metadata.
 
     ``times``: each note's modification time by GUID, when the caller has them already
-    (:func:`tools.note_dates.note_times` works them out from ``root``'s git history).
+    (:func:`tools.anki.note_dates.note_times` works them out from ``root``'s git history).
     """
     config = _config(course)
     items = list(note_items(course))

@@ -1,7 +1,7 @@
 """The data behind the site's review page: every note of the Anki deck, as the site renders it.
 
 The review page schedules the same items as the deck, so it takes them from the deck's own list
-(:func:`tools.deck.note_items`) and keys them by the deck's GUIDs. A learner's progress, stored
+(:func:`tools.anki.deck.note_items`) and keys them by the deck's GUIDs. A learner's progress, stored
 in the browser under those GUIDs, therefore follows an item exactly as Anki's history follows a
 note: an edited answer keeps it, a removed item leaves an entry the page ignores. GUIDs are never
 computed here; the deck module is their one source.
@@ -12,7 +12,7 @@ Two generated scripts, because ``fetch()`` of a local file fails when the site i
 - ``assets/review/index.js`` (every page, small): each item's GUID, lesson and kind, enough for
   the header's due count and for the review page's queue and filters;
 - ``assets/review/content.js`` (the review page only): each item's front and back as HTML from
-  the site renderer (:func:`tools.site_pages.course_html`: escaped course text, MathML, ``dir`` on
+  the site renderer (:func:`tools.site.pages.course_html`: escaped course text, MathML, ``dir`` on
   code), with the language of every piece so Urdu is right-to-left in Nastaliq.
 """
 
@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import json
 
-from tools import links
-from tools.model import Card, Course, script_lang
-from tools.site_pages import course_html
+from tools.course import links
+from tools.course.model import Card, Course, script_lang
+from tools.site.pages import course_html
 
 REVIEW_PAGE = "review.md"
 INDEX_FILE = "assets/review/index.js"
@@ -40,7 +40,7 @@ def review_data(course: Course, page_url: str) -> tuple[dict, dict]:
 
     ``page_url`` is the review page's address relative to the site root (MkDocs names it).
     """
-    from tools import deck  # imported where used: a build makes this data in a worker
+    from tools.anki import deck  # imported where used: a build makes this data in a worker
 
     lessons: list[dict[str, str]] = []
     lesson_of: dict[str, int] = {}

@@ -3,13 +3,13 @@
 - ``on_config``: parse and check the whole course before MkDocs touches ``site/``; any problem
   stops the build with every ``path:line: message`` and nothing already built is lost. Under
   ``python3 -m tools build`` MkDocs runs in the CLI's process, which already checked the course:
-  the hook reuses that course (:func:`tools.course_check.load_checked_course`), so each page is
+  the hook reuses that course (:func:`tools.course.check.load_checked_course`), so each page is
   parsed once per build.
 - ``on_files``: add the Anki deck to the site's files, for the download links, and the review
-  page's item data (:mod:`tools.review`) when the course's scripts include it; both are made in
-  the background (:mod:`tools.background`).
+  page's item data (:mod:`tools.site.review`) when the course's scripts include it; both are made in
+  the background (:mod:`tools.build.workers`).
 - ``on_page_markdown``: replace flashcards, quizzes and benchmark embeds by placeholders, and
-  render their HTML (:mod:`tools.site_pages`).
+  render their HTML (:mod:`tools.site.pages`).
 - ``on_page_content``: turn the math that pymdownx.arithmatex marks into MathML (no JS, no
   network) and put the embeds' HTML in place of their placeholders.
 - ``on_page_context``, after Material's search has indexed the page: put the cards and quizzes
@@ -21,7 +21,7 @@
 - ``on_post_build``: collect the background work, failing the build on anything a scan found
   (nothing is published then), write the deck and review data, add the item entries to
   Material's search index, and keep this build's page work for the next one
-  (:mod:`tools.build_memo`).
+  (:mod:`tools.build.memo`).
 
 The course is the folder of the ``mkdocs.yml`` being built, so another course with its own
 ``mkdocs.yml`` naming this file as a hook uses the same engine.
@@ -44,13 +44,16 @@ from mkdocs.structure.nav import Navigation
 from mkdocs.structure.pages import Page
 from mkdocs.utils.templates import TemplateContext
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # MkDocs loads hooks by path
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # MkDocs loads hooks by path
 
-from tools import buildinfo, course_check, offline, render, review, site_pages
-from tools.background import Background
-from tools.build_memo import MISSING, BuildMemo
-from tools.model import Course
-from tools.site_pages import Block
+from tools.build import buildinfo
+from tools.course import check as course_check
+from tools.render import safe_html as render
+from tools.site import offline, pages as site_pages, review
+from tools.build.workers import Background
+from tools.build.memo import MISSING, BuildMemo
+from tools.course.model import Course
+from tools.site.pages import Block
 
 _course: Course | None = None
 _root: Path = buildinfo.ROOT
@@ -89,7 +92,7 @@ def on_files(files: Files, *, config: MkDocsConfig) -> Files:
     site = Path(config.site_dir)
     deck_file = _course.config.deck_file
     timestamp = buildinfo.source_date_epoch(_root)
-    job = _background.submit("tools.deck_cache:apkg", _course, root=_root, timestamp=timestamp)
+    job = _background.submit("tools.anki.deck_cache:apkg", _course, root=_root, timestamp=timestamp)
     _pending.append((job, (site / deck_file).write_bytes))
     files.append(File.generated(config, deck_file, content=b""))
     if not any(str(script) == review.INDEX_FILE for script in config.extra_javascript):

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from pymdownx.snippets import SnippetPreprocessor
 
-from tools.model import CourseError, Location
+from tools.course.model import CourseError, Location
 
 # Folders (relative to the repository root) whose files lessons may include. Add one here, with
 # the reason, only for a file a page truly needs to show.

@@ -27,7 +27,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from tools.buildinfo import ROOT
+from tools.build.buildinfo import ROOT
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 STRICT_RESULTS_ENV = "COURSE_STRICT_RESULTS"
 
 
@@ -73,7 +73,7 @@ def installed_distributions() -> tuple[str, ...]:
 @functools.cache
 def engine_digest() -> str:
     """Hash of the engine's code and note templates: output cached by an earlier build of other
-    code must not be reused (see :mod:`tools.deck_cache` and :mod:`tools.build_memo`). Computed
+    code must not be reused (see :mod:`tools.anki.deck_cache` and :mod:`tools.build.memo`). Computed
     once per process, like the code it stands for."""
     digest = hashlib.sha256()
     files = sorted((ROOT / "tools").rglob("*.py")) + sorted((ROOT / "deck").glob("*"))

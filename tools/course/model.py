@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar
 
 if TYPE_CHECKING:
-    from tools.course_config import CourseConfig
+    from tools.course.config import CourseConfig
 
 LANGUAGES = {"en": "English", "ur": "اردو"}
 

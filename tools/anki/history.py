@@ -21,15 +21,15 @@ Every option that changes which lines a diff reports is pinned on the command li
 prefixes, inter-hunk context, rename detection, root commit, ...), so a contributor's git config
 cannot change the answers. Git's output is read as bytes: text mode would turn a lone CR inside
 a line into a line break, and fails on content that is not UTF-8 (which is why this module does
-not use :func:`tools.buildinfo.git`).
+not use :func:`tools.build.buildinfo.git`).
 
 The working tree comes last: ``git diff HEAD`` marks changed and added lines None, and a file
 HEAD does not have (untracked, ignored, only staged) is None throughout.
 
 Git ends lines at LF only; the course parser also ends them at a lone CR. Each git line's time
 goes to every parser line inside it; :func:`_parser_lines` must agree with
-``tools.parser.split_lines`` (tests/test_history.py checks it). It is not imported from there:
-that module loads markdown-it, and works on decoded text where this works on bytes.
+``tools.course.parser.split_lines`` (tests/test_history.py checks it). It is not imported from
+there: that module loads markdown-it, and works on decoded text where this works on bytes.
 
 Cache: the replayed state at HEAD (every file under the top folders, which renames need) is kept
 in ``.cache/history/lines.json`` with HEAD's commit id. A later run replays only the commits
@@ -52,7 +52,7 @@ import subprocess
 from collections.abc import Iterable
 from pathlib import Path
 
-from tools.buildinfo import write_atomically
+from tools.build.buildinfo import write_atomically
 
 CACHE = Path(".cache") / "history" / "lines.json"
 CACHE_VERSION = 1
@@ -103,9 +103,9 @@ _COMMIT_ID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 
 def line_times(root: Path, paths: Iterable[str]) -> dict[str, list[int | None]]:
     """For each path (relative to root, posix), one entry per line of the file as it is now in
-    the working tree (lines split as tools.parser.split_lines does: only \\r\\n, \\r, \\n end a
-    line): the committer time (int, seconds) of the commit that last changed that line, or None
-    for a line that is not committed (uncommitted edit, untracked file). A path that is not a
+    the working tree (lines split as tools.course.parser.split_lines does: only \\r\\n, \\r, \\n
+    end a line): the committer time (int, seconds) of the commit that last changed that line, or
+    None for a line that is not committed (uncommitted edit, untracked file). A path that is not a
     file is absent from the result. Outside a git checkout: every path maps to a list of None."""
     root = Path(root)
     requested = set(paths)
@@ -272,7 +272,7 @@ def _per_parser_line(data: bytes, times: LineTimes | None) -> LineTimes:
 
 
 def _parser_lines(line: bytes) -> int:
-    """How many lines ``tools.parser.split_lines`` makes of one git line (its LF removed).
+    """How many lines ``tools.course.parser.split_lines`` makes of one git line (its LF removed).
 
     Every CR in it ends a line, except a final one: that is part of CRLF, or ends the file.
     """

@@ -19,7 +19,7 @@ import os
 import sys
 from pathlib import Path
 
-from tools import buildinfo
+from tools.build import buildinfo
 
 FORMAT = 1
 RECORD = Path(".cache") / "build" / "last-build.json"

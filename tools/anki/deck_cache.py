@@ -1,7 +1,7 @@
 """The deck for a build, built only when something it is made of changed.
 
 A deck is a pure function of: the notes (each item's GUID, deck and source-line hash, its page's
-path and title), their modification times (:mod:`tools.note_dates`), the course settings, the
+path and title), their modification times (:mod:`tools.anki.note_dates`), the course settings, the
 build timestamp and the engine code, packages and files that render it. The key below hashes
 all of those; the bytes of a deck already built for that key are read back from
 ``.cache/deck/`` instead of being built again, so a rebuild with nothing changed skips the deck.
@@ -15,8 +15,9 @@ import hashlib
 import json
 from pathlib import Path
 
-from tools import buildinfo, deck, note_dates
-from tools.model import Course
+from tools.anki import deck, note_dates
+from tools.build import buildinfo
+from tools.course.model import Course
 
 FORMAT = 1  # bump when the key's meaning changes
 KEEP = 4  # decks kept in the cache (a few recent versions, not all history)

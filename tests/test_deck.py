@@ -30,6 +30,7 @@ from conftest import with_course_settings  # noqa: E402
 from tools.anki import deck, note_dates  # noqa: E402
 from tools.build.buildinfo import ROOT  # noqa: E402
 from tools.course import config as course_config  # noqa: E402
+from tools.course import notes  # noqa: E402
 from tools.course.parser import parse_course  # noqa: E402
 
 CONFIG = course_config.load(ROOT)
@@ -208,10 +209,10 @@ def test_deck_ids_in_the_package_are_fixed(imported):
     (decks_json,) = conn.execute("SELECT decks FROM col").fetchone()
     conn.close()
     ids = {d["name"]: d["id"] for d in json.loads(decks_json).values()}
-    assert ids[DECK_NAME] == deck.deck_id("", NAMESPACE)
-    assert ids[f"{DECK_NAME}::01 Finding work"] == deck.deck_id("page:" + FILES_LESSON, NAMESPACE)
-    assert ids[f"{DECK_NAME}::Quiz: Checkpointing"] == deck.deck_id("quiz:ckpt-en", NAMESPACE)
-    pinned = (deck.deck_id("", NAMESPACE), deck.deck_id("quiz:ckpt-en", NAMESPACE))
+    assert ids[DECK_NAME] == notes.deck_id("", NAMESPACE)
+    assert ids[f"{DECK_NAME}::01 Finding work"] == notes.deck_id("page:" + FILES_LESSON, NAMESPACE)
+    assert ids[f"{DECK_NAME}::Quiz: Checkpointing"] == notes.deck_id("quiz:ckpt-en", NAMESPACE)
+    pinned = (notes.deck_id("", NAMESPACE), notes.deck_id("quiz:ckpt-en", NAMESPACE))
     assert pinned == (1_951_619_466, 1_922_781_832)
 
 
@@ -404,8 +405,36 @@ def test_importing_the_same_build_again_adds_nothing(imported):
     assert len(log.duplicate) == imported["col"].note_count()
 
 
-def test_a_later_commit_editing_one_answer_updates_exactly_that_note(tmp_path):
+def unchanged_renderer(root: Path) -> tuple[Path, ...]:
+    """A renderer last committed with the course (the engine's own commits are newer than the
+    fake times of these courses, and would re-date every note)."""
+    return (root / "mkdocs.yml",)
+
+
+def test_renderer_files_are_the_modules_that_render_notes():
+    from tools.course import links, model
+    from tools.render import safe_html
+
+    files = set(deck.RENDERER_FILES)
+    assert all(path.is_file() for path in files), files
+    modules = (safe_html, links, deck, model, notes)
+    assert {Path(module.__file__) for module in modules} <= files
+
+
+def test_a_commit_to_a_renderer_file_re_dates_every_note(tmp_path):
+    root = make_course(tmp_path)
+    renderer = root / "renderer.py"
+    renderer.write_text("# renders\n")
+    git(root, "add", "renderer.py")
+    git(root, "commit", "-q", "-m", "renderer", when=T2)
+    items = notes.note_items(parse_course(root))
+    times = note_dates.note_times(items, root=root, renderer=(renderer,), timestamp=T2 + 50)
+    assert set(times.values()) == {T2}
+
+
+def test_a_later_commit_editing_one_answer_updates_exactly_that_note(tmp_path, monkeypatch):
     root = make_course(tmp_path / "course")
+    monkeypatch.setattr(deck, "RENDERER_FILES", unchanged_renderer(root))
     col = Collection(str(tmp_path / "collection.anki2"))
     try:
         first = build(root, tmp_path / "v1.apkg", T1)
@@ -434,26 +463,38 @@ def test_note_times_come_from_the_last_commit_that_changed_them(tmp_path):
     lesson = root / "docs" / FILES_LESSON
     lesson.write_text(lesson.read_text("utf-8").replace("25% of", "a quarter of"))
     git(root, "commit", "-q", "-am", "edit", when=T2)
-    items = list(deck.note_items(parse_course(root)))
-    times = note_dates.note_times(items, root=root, timestamp=T2 + 50)
+    items = notes.note_items(parse_course(root))
+    times = note_dates.note_times(
+        items, root=root, renderer=unchanged_renderer(root), timestamp=T2 + 50
+    )
     edited = [i.guid for i in items if getattr(i.item, "back", "").startswith("a quarter")]
     assert [times[guid] for guid in edited] == [T2]
     assert sorted(set(times.values())) == [T1, T2]
     # capped at the build time
-    assert set(note_dates.note_times(items, root=root, timestamp=T1 - 5).values()) == {T1 - 5}
+    assert set(
+        note_dates.note_times(
+            items, root=root, renderer=unchanged_renderer(root), timestamp=T1 - 5
+        ).values()
+    ) == {T1 - 5}
     # an uncommitted edit is dated when the build runs, so Anki takes it (HEAD's time would not)
     lesson.write_text(lesson.read_text("utf-8").replace("a quarter of", "one fourth of"))
     before = int(time.time())
-    items = list(deck.note_items(parse_course(root)))
-    dirty = note_dates.note_times(items, root=root, timestamp=T2 + 50)
+    items = notes.note_items(parse_course(root))
+    dirty = note_dates.note_times(
+        items, root=root, renderer=unchanged_renderer(root), timestamp=T2 + 50
+    )
     assert sorted(dirty.values())[:-1] == sorted(times.values())[:-1]
     assert max(dirty.values()) >= before > T2 + 50
 
 
 def test_without_git_every_note_has_the_build_time(tmp_path):
     root = make_course(tmp_path, commit_at=None)
-    items = list(deck.note_items(parse_course(root)))
-    assert set(note_dates.note_times(items, root=root, timestamp=T2).values()) == {T2}
+    items = notes.note_items(parse_course(root))
+    assert set(
+        note_dates.note_times(
+            items, root=root, renderer=unchanged_renderer(root), timestamp=T2
+        ).values()
+    ) == {T2}
 
 
 def test_same_commit_gives_a_byte_identical_deck(tmp_path):
@@ -540,4 +581,20 @@ def test_lesson_deck_names(title, expected):
     from tools.course.model import Page
 
     page = Page(path="docs/lessons/01-x.md", docs_path="lessons/01-x.md", title=title)
-    assert deck.lesson_deck_name(page, DECK_NAME) == f"{DECK_NAME}::{expected}"
+    assert notes.lesson_deck_name(page, DECK_NAME) == f"{DECK_NAME}::{expected}"
+
+
+def test_note_guids_are_written_as_genanki_writes_them():
+    import genanki
+
+    course = parse_course(ROOT)
+    for entry in notes.note_items(course):
+        quiz_id = entry.quiz.quiz_id if entry.quiz else None
+        key = entry.item.explicit_id or entry.item.key
+        parts = [CONFIG.guid_namespace, key] if entry.item.explicit_id else None
+        if parts is None:
+            kind = ["quiz", quiz_id] if quiz_id else ["card"]
+            parts = [CONFIG.guid_namespace, *kind, key]
+        assert entry.guid == genanki.guid_for(*parts)
+    for parts in (["a"], ["ns", "card", "x y"], ["ns", "quiz", "q", "اردو سوال"], ["", ""]):
+        assert notes.guid(*parts) == genanki.guid_for(*parts)

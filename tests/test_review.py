@@ -21,6 +21,7 @@ pytest.importorskip("genanki", reason="the course engine's dependencies are not 
 from tools.anki import deck
 from tools.build.buildinfo import ROOT
 from tools.course import config as course_config
+from tools.course import notes as course_notes
 from tools.course.model import Course
 from tools.course.parser import parse_course, parse_page
 from tools.site import review, vendor
@@ -49,7 +50,7 @@ def _course(text: str) -> Course:
 
 def test_review_items_are_the_deck_notes_under_the_same_guids():
     course = parse_course(ROOT)
-    index, content = review.review_data(course, "review.html")
+    index, content = review.review_data(course_notes.note_items(course), "review.html")
     notes = _deck_notes(course)
     guids = [guid for guid, _, _ in index["items"]]
     assert len(guids) == len(set(guids)) == len(notes) == len(course.cards) + len(course.questions)
@@ -62,11 +63,13 @@ def test_review_items_are_the_deck_notes_under_the_same_guids():
 
 
 def test_an_edited_answer_keeps_its_guid_and_a_removed_item_disappears():
-    before_index, before = review.review_data(_course(LESSON), "review.html")
+    before_index, before = review.review_data(
+        course_notes.note_items(_course(LESSON)), "review.html"
+    )
     edited = LESSON.replace("Compute for memory", "Extra compute for less memory").replace(
         "Which segment is never checkpointed? ::: The last one\n", ""
     )
-    after_index, after = review.review_data(_course(edited), "review.html")
+    after_index, after = review.review_data(course_notes.note_items(_course(edited)), "review.html")
     kept = after_index["items"][0][0]
     assert kept == before_index["items"][0][0]
     assert "Extra compute" in after[kept]["back"][0]
@@ -75,7 +78,7 @@ def test_an_edited_answer_keeps_its_guid_and_a_removed_item_disappears():
 
 
 def test_urdu_items_carry_their_language_and_math_is_mathml():
-    _, content = review.review_data(parse_course(ROOT), "review.html")
+    _, content = review.review_data(course_notes.note_items(parse_course(ROOT)), "review.html")
     urdu = [item for item in content.values() if item["lang"] == "ur"]
     assert urdu, "the Urdu quiz is part of the review"
     assert all(item["front"][1] == "ur" for item in urdu)
@@ -86,8 +89,8 @@ def test_urdu_items_carry_their_language_and_math_is_mathml():
 
 def test_generated_files_are_scripts_that_assign_the_data():
     course = parse_course(ROOT)
-    files = review.site_files(course, "review.html")
-    index, content = review.review_data(course, "review.html")
+    files = review.site_files(course_notes.note_items(course), "review.html")
+    index, content = review.review_data(course_notes.note_items(course), "review.html")
     for path, name, value in (
         (review.INDEX_FILE, "CourseReviewIndex", index),
         (review.CONTENT_FILE, "CourseReviewContent", content),
@@ -151,7 +154,7 @@ def test_links_in_items_are_resolved_against_their_own_page_for_the_review_page(
         "# Lesson\n\n## Flashcards\n\n"
         "Where is the glossary? ::: In [the glossary](../glossary.md#c) and [2.4](02-two.md#l2-4)\n"
     )
-    _, content = review.review_data(course, "review.html")
+    _, content = review.review_data(course_notes.note_items(course), "review.html")
     (shown,) = content.values()
     back = shown["back"][0]
     assert 'href="glossary.html#c"' in back

@@ -18,6 +18,7 @@ from conftest import deck_query
 from tools.anki import deck
 from tools.build.buildinfo import ROOT
 from tools.course import config as course_config
+from tools.course import notes as course_notes
 from tools.course.parser import parse_course
 
 FIXTURE = ROOT / "tests" / "fixtures" / "second-course"
@@ -64,7 +65,7 @@ def test_the_second_course_builds_with_its_own_pages_and_deck(second_site: Path)
     assert not (second_site / "assets" / "review").exists()  # it has no review page
     apkg = second_site / SECOND.deck_file
     course = parse_course(FIXTURE)
-    expected = [item.guid for item in deck.note_items(course)]
+    expected = [item.guid for item in course_notes.note_items(course)]
     found = notes(apkg)
     assert [guid for guid, _, _ in found] == expected
     assert {mid for _, mid, _ in found} == set(SECOND.note_type_ids.values())
@@ -73,9 +74,9 @@ def test_the_second_course_builds_with_its_own_pages_and_deck(second_site: Path)
 def test_guids_come_from_the_courses_namespace():
     course = parse_course(FIXTURE)
     card = course.cards[0]
-    mine = deck.note_guid(card, namespace=SECOND.guid_namespace)
-    theirs = deck.note_guid(card, namespace=FIRST.guid_namespace)
-    assert next(item.guid for item in deck.note_items(course)) == mine != theirs
+    mine = course_notes.note_guid(card, namespace=SECOND.guid_namespace)
+    theirs = course_notes.note_guid(card, namespace=FIRST.guid_namespace)
+    assert next(item.guid for item in course_notes.note_items(course)) == mine != theirs
 
 
 def test_both_courses_live_in_one_anki_collection(second_site: Path, tmp_path: Path):
@@ -136,7 +137,7 @@ def test_the_deck_command_writes_the_second_courses_deck(tmp_path: Path):
     out = tmp_path / "second.apkg"
     result = run_cli("deck", "--course", str(course), "-o", str(out))
     assert result.returncode == 0, result.stderr
-    expected = [item.guid for item in deck.note_items(parse_course(course))]
+    expected = [item.guid for item in course_notes.note_items(parse_course(course))]
     assert [guid for guid, _, _ in notes(out)] == expected
     names = deck_query(out, "select decks from col")[0][0]
     assert SECOND.deck_name in names and FIRST.deck_name not in names

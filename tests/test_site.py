@@ -149,7 +149,7 @@ def render(tmp_path: Path, text: str, name: str = "docs/lessons/page.md", markdo
     return fill_all(out, blocks)
 
 
-def fill_all(html: str, blocks: list[site.Block]) -> str:
+def fill_all(html: str, blocks: list[site.PageBlock]) -> str:
     """Both of the hook's steps: embeds, then (after the search has read the page) the items."""
     return site.fill_blocks(site.fill_blocks(html, blocks, items=False), blocks, items=True)
 
@@ -403,7 +403,7 @@ def test_benchmark_embed_is_rendered_by_the_benchmarks_module(tmp_path, monkeypa
     assert not errors
     out, blocks = site.render_page(page, text, root=tmp_path, strict_results=True)
     assert calls == [(["checkpointing", "table"], tmp_path, True)]
-    assert blocks == [site.Block(item=False, html='<div class="benchmark">table</div>')]
+    assert blocks == [site.PageBlock(item=False, html='<div class="benchmark">table</div>')]
     out = site.fill_blocks(out, blocks, items=False)  # embeds go in before the search reads
     assert '\n\n<div class="benchmark">table</div>\n\n' in out
     assert ":::" not in out and out.endswith("After.\n")

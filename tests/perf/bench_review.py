@@ -23,6 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
+from tools.course import notes  # noqa: E402
 from tools.course.parser import parse_course  # noqa: E402
 from tools.site import review  # noqa: E402  (needs the repository root on the path)
 
@@ -37,7 +38,7 @@ def _gzipped(data: bytes) -> int:
 
 def weights() -> None:
     files = {name: (ASSETS / name).read_bytes() for name in SCRIPTS}
-    generated = review.site_files(parse_course(ROOT), "review.html")
+    generated = review.site_files(notes.note_items(parse_course(ROOT)), "review.html")
     files |= {name.removeprefix("assets/"): text.encode() for name, text in generated.items()}
     css = (ASSETS / "review" / "review.css").read_bytes()
     print("review page, added JS and data (raw / gzipped bytes):")

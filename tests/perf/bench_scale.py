@@ -50,6 +50,7 @@ sys.path.insert(0, str(ROOT))
 from tools.anki import deck, deck_cache, history, note_dates  # noqa: E402
 from tools.build import buildinfo  # noqa: E402
 from tools.course import check as course_check  # noqa: E402
+from tools.course import notes  # noqa: E402
 from tools.site import review  # noqa: E402
 
 HOOK = ROOT / "tools" / "site" / "hook.py"
@@ -401,7 +402,7 @@ def bench_deck(course: Path, commits: int) -> None:
     """The deck's parts in this process: parse, history, note dates, .apkg; cold and warm."""
     cache = course / ".cache"
     parse_s, checked = timed(lambda: course_check.load_checked_course(course))
-    items = list(deck.note_items(checked))
+    items = notes.note_items(checked)
     paths = sorted({entry.page.path for entry in items})
     stamp = buildinfo.source_date_epoch(course)
     print(f"  deck parts, in this process: {len(items)} notes on {len(paths)} pages")
@@ -411,16 +412,20 @@ def bench_deck(course: Path, commits: int) -> None:
         ("history.line_times", lambda: history.line_times(course, paths)),
         (
             "note_dates.note_times",
-            lambda: note_dates.note_times(items, root=course, timestamp=stamp),
+            lambda: note_dates.note_times(
+                items, root=course, timestamp=stamp, renderer=deck.RENDERER_FILES
+            ),
         ),
-        ("deck_cache.apkg", lambda: deck_cache.apkg(checked, root=course, timestamp=stamp)),
+        ("deck_cache.apkg", lambda: deck_cache.apkg(checked, items, root=course, timestamp=stamp)),
     ):
         shutil.rmtree(cache, ignore_errors=True)
         cold[name], _ = timed(call)
         warm, _ = timed(call)
         print(f"  {name + ':':24} cold {cold[name]:6.2f} s   warm {warm:6.2f} s")
-    times = note_dates.note_times(items, root=course, timestamp=stamp)
-    build_s, _ = timed(lambda: deck.build_apkg(checked, timestamp=stamp, root=course, times=times))
+    times = note_dates.note_times(items, root=course, timestamp=stamp, renderer=deck.RENDERER_FILES)
+    build_s, _ = timed(
+        lambda: deck.build_apkg(checked, timestamp=stamp, root=course, items=items, times=times)
+    )
     print(f"  deck.build_apkg alone (dates given): {build_s:.2f} s")
     bench_after_commit(course, commits)
 
@@ -431,11 +436,12 @@ def bench_after_commit(course: Path, commits: int) -> None:
     before = lines_json.read_bytes()
     commit_one_answer(course, commits)
     parse_s, checked = timed(lambda: course_check.load_checked_course(course))
-    paths = sorted({entry.page.path for entry in deck.note_items(checked)})
+    items = notes.note_items(checked)
+    paths = sorted({entry.page.path for entry in items})
     history_s, _ = timed(lambda: history.line_times(course, paths))
     lines_json.write_bytes(before)  # the deck below replays the commit itself
     stamp = buildinfo.source_date_epoch(course)
-    deck_s, _ = timed(lambda: deck_cache.apkg(checked, root=course, timestamp=stamp))
+    deck_s, _ = timed(lambda: deck_cache.apkg(checked, items, root=course, timestamp=stamp))
     print(
         f"  after 1 commit editing one answer: parse {parse_s:.2f} s, history.line_times "
         f"(incremental) {history_s:.2f} s, deck_cache.apkg {deck_s:.2f} s"

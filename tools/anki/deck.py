@@ -4,13 +4,9 @@ Identity and time are what make a deck safe to import again and again. Anki matc
 notes by GUID alone and replaces a matched note only when the incoming modification time is newer
 (and then reports it as "updated" even when nothing in it changed). So:
 
-- GUIDs are namespaced and stable (:func:`note_guid`, the one place that computes them):
-  ``guid_for(namespace, explicit_id)`` when the author gave an id, else
-  ``guid_for(namespace, "card", key)`` for a flashcard and
-  ``guid_for(namespace, "quiz", quiz id, key)`` for a question, where ``key`` is the
-  normalized question. Editing an answer keeps the GUID and so the learner's review history.
-  No GUID holds the page's file name: renaming or moving a lesson keeps every note (explicit ids,
-  quiz ids and flashcard questions are unique in the whole course, so none is needed).
+- GUIDs are namespaced and stable, and made in one place (:mod:`tools.course.notes`): editing
+  an answer keeps the GUID and so the learner's review history; renaming or moving a lesson
+  keeps every note.
 - A note's modification time is the time of the last commit that changed what it is made of
   (:mod:`tools.anki.note_dates`, which holds all the git work): a new commit that edits one answer
   updates exactly that note, and the same commit always gives the same times.
@@ -26,17 +22,15 @@ build never leaves a half-written or missing deck behind.
 
 from __future__ import annotations
 
-import hashlib
 import html
 import io
 import itertools
 import json
 import re
 import sqlite3
+import sys
 import time
 import zipfile
-from collections.abc import Iterator
-from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
@@ -44,9 +38,11 @@ import genanki
 
 from tools.anki import note_dates
 from tools.build.buildinfo import ROOT, write_atomically
-from tools.course.config import CourseConfig
+from tools.course import links, model, notes
 from tools.course.links import page_url
-from tools.course.model import Card, Course, Page, Question, Quiz
+from tools.course.model import Card, Course, CourseConfig, Page, Question
+from tools.course.notes import NoteItem, deck_id, note_items
+from tools.render import safe_html
 from tools.render.safe_html import render_markdown
 
 TEMPLATES = ROOT / "deck"
@@ -62,55 +58,17 @@ CHOICE_FIELDS = ("Question", "Options", "Answer", "Explanation", "Source")
 NOTE_TYPE_VERSION = "v1"
 
 # Deck ids come from keys that never change (not from titles, which may): see deck_id().
-_DECK_ID_BASE = 1 << 30
 
 SOURCE_LABEL = "Open in the course ↗"
 
+# The code that turns a card's Markdown into its fields, by module so that a rename cannot drop
+# one: a commit to any of them re-dates every note (:func:`tools.anki.note_dates.note_times`), so
+# learners receive the new rendering.
+RENDERER_FILES = (
+    *(Path(module.__file__) for module in (safe_html, links, sys.modules[__name__], model, notes)),
+    ROOT / "constraints.txt",
+)
 _ZIP_EPOCH = 315_532_800  # 1980-01-01, the earliest time a zip entry can hold
-_LEADING_NUMBER = re.compile(r"^(\d+)[-_]")
-
-
-# --- names and identities ---------------------------------------------------------------------
-
-
-def deck_id(key: str, namespace: str) -> int:
-    """A fixed Anki deck id from a stable key, in the course's namespace.
-
-    Keys: ``""`` for the top deck, ``"page:<docs path>"`` for a lesson's flashcards,
-    ``"quiz:<quiz id>"`` for a quiz.
-    """
-    digest = hashlib.sha256(f"{namespace}:deck:{key}".encode()).digest()
-    return _DECK_ID_BASE + int.from_bytes(digest[:4], "big") % _DECK_ID_BASE
-
-
-def note_guid(item: Card | Question, quiz: Quiz | None = None, *, namespace: str) -> str:
-    """The GUID of a flashcard, or of a question of ``quiz``: the one function that computes it.
-
-    Nothing in it depends on the page's file, so a renamed or moved lesson keeps its notes. The
-    quiz id is part of a question's name: the parser allows one question text in two quizzes.
-    ``namespace`` is the course's (``extra.course.guid_namespace``): two courses never share one.
-    """
-    if item.explicit_id:
-        return genanki.guid_for(namespace, item.explicit_id)
-    if isinstance(item, Card):
-        return genanki.guid_for(namespace, "card", item.key)
-    if quiz is None:
-        raise ValueError(f"{item.location}: a question's GUID needs its quiz")
-    return genanki.guid_for(namespace, "quiz", quiz.quiz_id, item.key)
-
-
-def lesson_deck_name(page: Page, deck_name: str) -> str:
-    """``<top>::01 Finding and claiming work``: the file's number, then the page title."""
-    title = _plain(page.title)
-    number = _LEADING_NUMBER.match(page.slug)
-    # "Lesson 1 · Finding work" already says its number; "Finding work" gets "01 " in front.
-    if number and not re.match(rf"^\D{{0,12}}0*{int(number.group(1))}\b", title):
-        title = f"{number.group(1)} {title}"
-    return f"{deck_name}::{title}"
-
-
-def quiz_deck_name(quiz: Quiz, deck_name: str) -> str:
-    return f"{deck_name}::Quiz: {_plain(quiz.title)}"
 
 
 # --- writing ----------------------------------------------------------------------------------
@@ -138,18 +96,22 @@ def build_apkg(
     timestamp: int,
     root: Path = ROOT,
     site_url: str | None = None,
+    items: list[NoteItem] | None = None,
     times: dict[str, int] | None = None,
 ) -> bytes:
     """The ``.apkg`` bytes: a zip of genanki's collection database, with pinned metadata.
 
-    ``times``: each note's modification time by GUID, when the caller has them already
-    (:func:`tools.anki.note_dates.note_times` works them out from ``root``'s git history).
+    ``items`` and ``times``: the notes (:func:`tools.course.notes.note_items`) and each note's
+    modification time by GUID, when the caller has them already, as a build does
+    (:func:`tools.anki.note_dates.note_times` works the times out from ``root``'s git history).
     """
-    config = _config(course)
-    items = list(note_items(course))
+    config = notes.settings(course)
+    items = note_items(course) if items is None else items
     decks = _decks(items, config, config.site_url if site_url is None else site_url)
     if times is None:
-        times = note_dates.note_times(items, root=root, timestamp=timestamp)
+        times = note_dates.note_times(
+            items, root=root, timestamp=timestamp, renderer=RENDERER_FILES
+        )
     conn = sqlite3.connect(":memory:")
     try:
         cursor = conn.cursor()
@@ -169,43 +131,6 @@ def build_apkg(
     finally:
         conn.close()
     return _zip({"collection.anki2": database, **media_entries()}, timestamp)
-
-
-# --- the course's items -----------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class NoteItem:
-    """One future note: a flashcard or a question, with its GUID and its deck."""
-
-    page: Page
-    deck_key: str
-    deck_name: str
-    item: Card | Question
-    quiz: Quiz | None
-    guid: str
-
-
-def _config(course: Course) -> CourseConfig:
-    if course.config is None:
-        raise ValueError("the course settings in mkdocs.yml have errors; no deck")
-    return course.config
-
-
-def note_items(course: Course) -> Iterator[NoteItem]:
-    """Every note the deck will hold, in reading order (pages, then each page's cards, quizzes)."""
-    config = _config(course)
-    namespace, deck_name = config.guid_namespace, config.deck_name
-    for page in course.pages:
-        lesson = lesson_deck_name(page, deck_name)
-        for card in page.cards:
-            guid = note_guid(card, namespace=namespace)
-            yield NoteItem(page, "page:" + page.docs_path, lesson, card, None, guid)
-        for quiz in page.quizzes:
-            name = quiz_deck_name(quiz, deck_name)
-            for question in quiz.questions:
-                guid = note_guid(question, quiz, namespace=namespace)
-                yield NoteItem(page, "quiz:" + quiz.quiz_id, name, question, quiz, guid)
 
 
 def _decks(items: list[NoteItem], config: CourseConfig, site_url: str) -> list[genanki.Deck]:
@@ -303,12 +228,6 @@ def _description(deck_name: str, site_url: str) -> str:
     if site_url:
         return f'{text} <a href="{html.escape(site_url)}">Read the course</a>.'
     return text
-
-
-def _plain(markdown: str) -> str:
-    """A title as plain text for a deck name (no Markdown marks, no '::' nesting)."""
-    text = re.sub(r"[`*_]", "", markdown)
-    return " ".join(text.replace("::", ":").split())
 
 
 # --- note types -------------------------------------------------------------------------------

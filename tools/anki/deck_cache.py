@@ -18,19 +18,22 @@ from pathlib import Path
 from tools.anki import deck, note_dates
 from tools.build import buildinfo
 from tools.course.model import Course
+from tools.course.notes import NoteItem
 
 FORMAT = 1  # bump when the key's meaning changes
 KEEP = 4  # decks kept in the cache (a few recent versions, not all history)
 
 
-def apkg(course: Course, *, root: Path, timestamp: int) -> bytes:
-    """The course's ``.apkg`` bytes, from the cache when its inputs did not change."""
-    items = list(deck.note_items(course))
-    times = note_dates.note_times(items, root=root, timestamp=timestamp)
+def apkg(course: Course, items: list[NoteItem], *, root: Path, timestamp: int) -> bytes:
+    """The ``.apkg`` bytes of the course's notes ``items`` (:func:`tools.course.notes.note_items`),
+    from the cache when its inputs did not change."""
+    times = note_dates.note_times(
+        items, root=root, timestamp=timestamp, renderer=deck.RENDERER_FILES
+    )
     path = _path(root, _key(course, items, times, timestamp))
     with contextlib.suppress(OSError):
         return path.read_bytes()
-    data = deck.build_apkg(course, timestamp=timestamp, root=root, times=times)
+    data = deck.build_apkg(course, timestamp=timestamp, root=root, items=items, times=times)
     with contextlib.suppress(OSError):  # a read-only checkout just builds it again next time
         _store(path, data)
     return data
@@ -40,7 +43,7 @@ def _path(root: Path, key: str) -> Path:
     return root / ".cache" / "deck" / f"{key}.apkg"
 
 
-def _key(course: Course, items: list[deck.NoteItem], times: dict[str, int], timestamp: int) -> str:
+def _key(course: Course, items: list[NoteItem], times: dict[str, int], timestamp: int) -> str:
     digest = hashlib.sha256()
     config = course.config
     header = [FORMAT, timestamp, repr(config), buildinfo.engine_digest(), _media_digest()]

@@ -3,8 +3,9 @@
 Anki replaces an imported note only when the incoming modification time is newer, and then
 reports it as updated. So a note's time is the time of the last commit that changed what it is
 made of: its own source lines (:func:`tools.anki.history.line_times`) or the code that renders it
-(:data:`RENDERER_FILES`), never later than the build ``timestamp`` (SOURCE_DATE_EPOCH or the last
-commit). A commit that edits one answer therefore updates exactly that note; the same commit
+(the deck's ``RENDERER_FILES``, dated in the engine's own checkout, which need not be the
+course's), never later than the build ``timestamp`` (SOURCE_DATE_EPOCH or the last commit).
+A commit that edits one answer therefore updates exactly that note; the same commit
 always gives the same times, in a fresh clone as in a working copy.
 
 A note with uncommitted lines (an edit not yet committed, an untracked file) is dated at the time
@@ -18,33 +19,23 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from tools.anki import history
 from tools.build.buildinfo import git
-
-if TYPE_CHECKING:
-    from tools.anki.deck import NoteItem
-
-# The code that turns a card's Markdown into its fields: a commit to one of these re-dates every
-# note, so learners receive the new rendering.
-RENDERER_FILES = (
-    "tools/render/safe_html.py",
-    "tools/course/links.py",
-    "tools/anki/deck.py",
-    "tools/course/model.py",
-    "constraints.txt",
-)
+from tools.course.notes import NoteItem
 
 
-def note_times(items: Iterable[NoteItem], *, root: Path, timestamp: int) -> dict[str, int]:
-    """GUID -> modification time: the last commit that changed the note's lines or renderer."""
+def note_times(
+    items: Iterable[NoteItem], *, root: Path, timestamp: int, renderer: Iterable[Path]
+) -> dict[str, int]:
+    """GUID -> modification time: the last commit that changed the note's lines or one of the
+    ``renderer`` files."""
     items = list(items)
     timestamp = int(timestamp)
     if not in_git(root):
         return {entry.guid: timestamp for entry in items}
     now = max(int(time.time()), timestamp)
-    renderer = _last_commit_time(root, RENDERER_FILES)
+    renderer_time = _last_commit_time(list(renderer))
     lines = history.line_times(root, sorted({entry.page.path for entry in items}))
     times = {}
     for entry in items:
@@ -53,7 +44,7 @@ def note_times(items: Iterable[NoteItem], *, root: Path, timestamp: int) -> dict
         if len(dated) < span.end - span.start or None in dated:
             times[entry.guid] = now
         else:
-            times[entry.guid] = min(max(max(dated), renderer), timestamp)  # type: ignore[type-var]
+            times[entry.guid] = min(max(max(dated), renderer_time), timestamp)  # type: ignore[type-var]
     return times
 
 
@@ -61,6 +52,7 @@ def in_git(root: Path) -> bool:
     return (git(root, "rev-parse", "--is-inside-work-tree") or "").strip() == "true"
 
 
-def _last_commit_time(root: Path, paths: tuple[str, ...]) -> int:
-    out = git(root, "log", "-1", "--format=%ct", "--", *paths)
+def _last_commit_time(paths: list[Path]) -> int:
+    """The time of the last commit to any of ``paths``, in the checkout that holds them."""
+    out = git(paths[0].parent, "log", "-1", "--format=%ct", "--", *map(str, paths))
     return int(out.strip()) if out and out.strip() else 0

@@ -18,7 +18,7 @@ from tools.course.model import Course, CourseError
 from tools.course.parser import start_parsing
 
 _TEXT = {".md", ".yml", ".yaml", ".json", ".py", ".txt", ".csv"}
-_checked: dict[tuple[Path, bool], tuple[tuple, Course]] = {}
+_remembered: dict[tuple[Path, bool], tuple[tuple, Course]] = {}
 
 
 def load_checked_course(root: Path, *, strict_results: bool = False) -> Course:
@@ -35,7 +35,7 @@ def start_checking(root: Path, *, strict_results: bool = False) -> Callable[[], 
     the function it returns waits for the pages and finishes the check."""
     key = (root.resolve(), strict_results)
     stamp = _sources_stamp(root)
-    remembered = _checked.get(key)
+    remembered = _remembered.get(key)
     if remembered and remembered[0] == stamp:
         return lambda: remembered[1]
     background = Background()
@@ -51,7 +51,7 @@ def start_checking(root: Path, *, strict_results: bool = False) -> Callable[[], 
         finally:
             background.close()
         _check_embeds(course, root, strict_results)
-        _checked[key] = (stamp, course)
+        _remembered[key] = (stamp, course)
         return course
 
     return finish

@@ -21,26 +21,15 @@ They are required, never derived from the deck name, so that renaming a course k
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 import yaml
 
-from tools.course.model import LANGUAGES, CourseError, Location
+from tools.course.model import LANGUAGES, CourseConfig, CourseError, Location
 
 CONFIG_FILE = "mkdocs.yml"
 NOTE_TYPES = ("basic", "choice")
 _NAMESPACE = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
-
-
-@dataclass(frozen=True)
-class CourseConfig:
-    deck_name: str
-    deck_file: str  # relative to the site root
-    guid_namespace: str
-    note_type_ids: dict[str, int]
-    languages: tuple[str, ...]
-    site_url: str  # "" when the course has none: the deck's notes then carry no Source link
 
 
 class _Loader(yaml.SafeLoader):

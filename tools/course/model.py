@@ -10,10 +10,7 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, ClassVar
-
-if TYPE_CHECKING:
-    from tools.course.config import CourseConfig
+from typing import ClassVar
 
 LANGUAGES = {"en": "English", "ur": "اردو"}
 
@@ -258,6 +255,19 @@ class Page:
     @property
     def embeds(self) -> list[Embed]:
         return [b for _, b in self.blocks if isinstance(b, Embed)]
+
+
+@dataclass(frozen=True)
+class CourseConfig:
+    """What makes a course this course (``extra.course`` in its ``mkdocs.yml``, read by
+    :func:`tools.course.config.load`)."""
+
+    deck_name: str
+    deck_file: str  # relative to the site root
+    guid_namespace: str
+    note_type_ids: dict[str, int]
+    languages: tuple[str, ...]
+    site_url: str  # "" when the course has none: the deck's notes then carry no Source link
 
 
 @dataclass

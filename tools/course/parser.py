@@ -686,7 +686,7 @@ def _duplicate_ids(pages: list[Page]) -> list[CourseError]:
         CourseError(location, f"duplicate id {item_id!r} (first at {first})")
         for item_id, location, first in _repeats((i, at) for i, at in ids if i is not None)
     ]
-    # Course-wide, because a card's GUID is its question (tools.anki.deck.note_guid), not its page.
+    # Course-wide: a card's GUID is its question (tools.course.notes.note_guid), not its page.
     cards = ((normalize(card.front), card.location) for page in pages for card in page.cards)
     errors += [
         CourseError(location, f"duplicate flashcard question (first at {first})")

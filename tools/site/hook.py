@@ -23,6 +23,10 @@
   Material's search index, and keep this build's page work for the next one
   (:mod:`tools.build.memo`).
 
+A build's state (its course and notes, memo, worker and the work waiting for it) is one
+:class:`SiteBuild`, made in ``on_config`` and dropped when the build ends, the way Material's
+plugins keep theirs on the plugin object; each event function forwards to it.
+
 The course is the folder of the ``mkdocs.yml`` being built, so another course with its own
 ``mkdocs.yml`` naming this file as a hook uses the same engine.
 """
@@ -34,7 +38,7 @@ import sys
 from collections.abc import Callable
 from concurrent.futures import Future
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
@@ -47,110 +51,207 @@ from mkdocs.utils.templates import TemplateContext
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # MkDocs loads hooks by path
 
 from tools.build import buildinfo
-from tools.course import check as course_check
-from tools.render import safe_html as render
-from tools.site import offline, pages as site_pages, review
-from tools.build.workers import Background
 from tools.build.memo import MISSING, BuildMemo
-from tools.course.model import Course
-from tools.site.pages import Block
+from tools.build.workers import Background
+from tools.course import check as course_check
+from tools.course import notes
+from tools.render import safe_html
+from tools.site import offline, review
+from tools.site import pages as site_pages
+from tools.site.pages import PageBlock
 
-_course: Course | None = None
-_root: Path = buildinfo.ROOT
-_memo: BuildMemo | None = None
-_blocks: dict[str, list[Block]] = {}  # page -> its course blocks, until they are in place
-_search_entries: dict[str, list[dict[str, str]]] = {}  # page URL -> its items' search entries
-_background = Background(workers=1)  # the second core; MkDocs keeps the first busy
-_pending: list[tuple[Future, Callable[[Any], None]]] = []  # background jobs, and what to do with
-# each result once the pages are built
-T = TypeVar("T")
+
+class SiteBuild:
+    """The state of one build of the site, from ``on_config`` to ``on_post_build``."""
+
+    def __init__(self, config: MkDocsConfig) -> None:
+        self.root = Path(config.config_file_path).resolve().parent
+        self.strict_results = buildinfo.strict_results()
+        self.memo = BuildMemo(self.root / ".cache" / "build" / "memo.json")
+        self.course = course_check.load_checked_course(
+            self.root, strict_results=self.strict_results
+        )
+        if self.course.errors:
+            raise PluginError(
+                "the course sources have problems:\n" + course_check.report(self.course)
+            )
+        self.items = notes.note_items(self.course)  # the deck's and the review page's notes
+        self.blocks: dict[str, list[PageBlock]] = {}  # page -> its blocks, until they are in place
+        self.search_entries: dict[str, list[dict[str, str]]] = {}  # page URL -> its items' entries
+        self.background = Background(workers=1)  # the second core; MkDocs keeps the first busy
+        # Background jobs, and what to do with each result once the pages are built.
+        self.pending: list[tuple[Future, Callable[[Any], None]]] = []
+
+    def configure(self, config: MkDocsConfig) -> None:
+        if str(buildinfo.ROOT) not in sys.path:  # MkDocs put sys.path back after loading this
+            sys.path.insert(0, str(buildinfo.ROOT))  # file; modules imported later need it
+        # mkdocs-jupyter keys its cache on the notebook file alone; the lab imports the snippets,
+        # so a changed snippet must re-execute it: one cache folder per version of the snippets.
+        jupyter = config.plugins.get("mkdocs-jupyter")
+        if jupyter is not None:
+            base = Path(jupyter.config["cache_dir"])
+            jupyter.config["cache_dir"] = str(base / buildinfo.snippets_digest(self.root))
+
+    def add_files(self, files: Files, config: MkDocsConfig) -> Files:
+        site = Path(config.site_dir)
+        assert self.course.config is not None  # a course without settings has errors
+        deck_file = self.course.config.deck_file
+        timestamp = buildinfo.source_date_epoch(self.root)
+        job = self.background.submit(
+            "tools.anki.deck_cache:apkg", self.course, self.items, root=self.root, timestamp=timestamp
+        )
+        self.pending.append((job, (site / deck_file).write_bytes))
+        files.append(File.generated(config, deck_file, content=b""))
+        if not any(str(script) == review.INDEX_FILE for script in config.extra_javascript):
+            return files  # this course has no review page
+        review_page = files.get_file_from_path(review.REVIEW_PAGE)
+        if review_page is None:
+            raise PluginError(
+                f"docs/{review.REVIEW_PAGE} is missing: the header's Review link needs it"
+            )
+        # The data is made from the pages' items and the course's settings: keyed on all of both.
+        pages = (f"{p.docs_path}\0{p.title}\0" + "\n".join(p.lines) for p in self.course.pages)
+        key, generated = self.memo.find("review", (review_page.url, repr(self.course.config), *pages))
+        if generated is MISSING:
+
+            def write(made: dict[str, str]) -> None:
+                self.memo.put(key, made)
+                for name, text in made.items():
+                    (site / name).write_text(text, "utf-8")
+
+            job = self.background.submit(review.site_files, self.items, review_page.url)
+            self.pending.append((job, write))
+            generated = dict.fromkeys(review.SITE_FILES, "")
+        else:
+            self.memo.put(key, generated)
+        for path, text in generated.items():
+            files.append(File.generated(config, path, content=text))
+        return files
+
+    def page_markdown(self, markdown: str, page: Page) -> str:
+        course_page = self.course.page(page.file.src_uri)
+        if course_page is None:
+            return markdown
+
+        def render_page() -> tuple[str, list[PageBlock]]:
+            return site_pages.render_page(
+                course_page, markdown, root=self.root, strict_results=self.strict_results
+            )
+
+        if course_page.embeds:  # results files are inputs too (and stale ones warn): always render
+            markdown, blocks = render_page()
+        else:
+            markdown, blocks = self.memo.get(
+                "page-markdown", (course_page.docs_path, markdown), render_page
+            )
+        self.blocks[page.file.src_uri] = [PageBlock(*block) for block in blocks]  # the memo's lists
+        return markdown
+
+    def page_content(self, html: str, page: Page) -> str:
+        blocks = self.blocks.get(page.file.src_uri, [])
+
+        def convert() -> str:
+            return safe_html.mathml_in_html(offline.without_remote_scripts(html))
+
+        html = self.memo.get("page-content", (html,), convert)
+        return site_pages.fill_blocks(html, blocks, items=False)
+
+    def page_context(self, page: Page) -> None:
+        blocks = self.blocks.pop(page.file.src_uri, [])
+        if blocks:
+            assert page.content is not None  # MkDocs rendered the page before its context
+            page.content = site_pages.fill_blocks(page.content, blocks, items=True)
+            key, found = self.memo.find("search-entries", tuple(b.html for b in blocks if b.item))
+
+            def add(entries: list[dict[str, str]]) -> None:
+                self.memo.put(key, entries)
+                self.search_entries[page.url] = entries
+
+            if found is MISSING:
+                job = self.background.submit_small(site_pages.search_entries, blocks)
+                self.pending.append((job, add))
+            else:
+                add(found)
+        if page.file.src_uri.endswith(".md") and page.content is not None:
+            self.check_later("active-content", page.content, offline.active_content, page)
+
+    def check_later(
+        self, kind: str, html: str, scan: Callable[[str], list[str]], page: Page
+    ) -> None:
+        """Scan ``html`` in the background, or take the stored answer and act on it now."""
+        key, found = self.memo.find(kind, (html,))
+
+        def use(found: list[str]) -> None:
+            self.memo.put(key, found)
+            _refuse(kind, page.file.src_uri, found)
+
+        if found is MISSING:
+            self.pending.append((self.background.submit_small(scan, html), use))
+        else:
+            use(found)
+
+    def finish(self, config: MkDocsConfig) -> None:
+        """Collect the background work (the build fails here if it found a problem), write the
+        files it made and the search entries of cards and questions, then keep this build's work
+        for the next one."""
+        self.background.flush()
+        for job, use in self.pending:
+            use(_result(job))
+        self.add_search_entries(Path(config.site_dir) / "search" / "search_index.json")
+        self.memo.save()
+
+    def add_search_entries(self, index_file: Path) -> None:
+        """Put each page's card and question entries after that page's own entries in Material's
+        search index (its client expects a page's entry before those of its sections)."""
+        if not self.search_entries or not index_file.is_file():  # no Material search
+            return
+        index = json.loads(index_file.read_text("utf-8"))
+        docs: list[dict[str, Any]] = []
+        for entry in index["docs"]:
+            url = entry["location"].partition("#")[0]
+            if docs and docs[-1]["location"].partition("#")[0] != url:
+                docs += self.entries_of(docs[-1]["location"].partition("#")[0])
+            docs.append(entry)
+        if docs:
+            docs += self.entries_of(docs[-1]["location"].partition("#")[0])
+        index["docs"] = docs
+        index_file.write_text(json.dumps(index, ensure_ascii=False, separators=(",", ":")), "utf-8")
+
+    def entries_of(self, url: str) -> list[dict[str, str]]:
+        entries = self.search_entries.pop(url, [])
+        return [
+            {"location": f"{url}#{e['anchor']}", "title": e["title"], "text": e["text"]}
+            for e in entries
+        ]
+
+    def close(self) -> None:
+        self.background.close()
+
+
+_build: SiteBuild | None = None  # the build under way: made by on_config, dropped at its end
 
 
 def on_config(config: MkDocsConfig) -> MkDocsConfig:
-    global _course, _root, _memo
-    if str(buildinfo.ROOT) not in sys.path:  # MkDocs put sys.path back after loading this file;
-        sys.path.insert(0, str(buildinfo.ROOT))  # modules imported later need it (snippets/)
-    _stop_background()  # a build that failed before on_post_build (mkdocs serve builds again)
-    _root = Path(config.config_file_path).resolve().parent
-    _memo = BuildMemo(_root / ".cache" / "build" / "memo.json")
-    _course = course_check.load_checked_course(_root, strict_results=buildinfo.strict_results())
-    if _course.errors:
-        raise PluginError("the course sources have problems:\n" + course_check.report(_course))
-    # mkdocs-jupyter keys its cache on the notebook file alone; the lab imports the snippets, so
-    # a changed snippet must re-execute it: one cache folder per version of the snippets.
-    jupyter = config.plugins.get("mkdocs-jupyter")
-    if jupyter is not None:
-        base = Path(jupyter.config["cache_dir"])
-        jupyter.config["cache_dir"] = str(base / buildinfo.snippets_digest(_root))
+    global _build
+    _build = SiteBuild(config)
+    _build.configure(config)
     return config
 
 
 def on_files(files: Files, *, config: MkDocsConfig) -> Files:
     """Add the deck and the review page's data as files of the site, so pages can link to them
     and links are validated. Both are made in the background and written in on_post_build."""
-    assert _course is not None and _course.config is not None
-    site = Path(config.site_dir)
-    deck_file = _course.config.deck_file
-    timestamp = buildinfo.source_date_epoch(_root)
-    job = _background.submit("tools.anki.deck_cache:apkg", _course, root=_root, timestamp=timestamp)
-    _pending.append((job, (site / deck_file).write_bytes))
-    files.append(File.generated(config, deck_file, content=b""))
-    if not any(str(script) == review.INDEX_FILE for script in config.extra_javascript):
-        return files  # this course has no review page
-    review_page = files.get_file_from_path(review.REVIEW_PAGE)
-    if review_page is None:
-        raise PluginError(
-            f"docs/{review.REVIEW_PAGE} is missing: the header's Review link needs it"
-        )
-    assert _memo is not None
-    # The data is made from the pages' items and the course's settings: keyed on all of both.
-    pages = (f"{p.docs_path}\0{p.title}\0" + "\n".join(p.lines) for p in _course.pages)
-    key, generated = _memo.find("review", (review_page.url, repr(_course.config), *pages))
-    if generated is MISSING:
-
-        def write(made: dict[str, str]) -> None:
-            _memo.put(key, made)
-            for name, text in made.items():
-                (site / name).write_text(text, "utf-8")
-
-        _pending.append((_background.submit(review.site_files, _course, review_page.url), write))
-        generated = dict.fromkeys(review.SITE_FILES, "")
-    else:
-        _memo.put(key, generated)
-    for path, text in generated.items():
-        files.append(File.generated(config, path, content=text))
-    return files
+    return _build.add_files(files, config)
 
 
 def on_page_markdown(markdown: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
-    course_page = _course.page(page.file.src_uri) if _course else None
-    if course_page is None:
-        return markdown
-
-    def render_page() -> tuple[str, list[str]]:
-        strict = buildinfo.strict_results()
-        return site_pages.render_page(course_page, markdown, root=_root, strict_results=strict)
-
-    if course_page.embeds:  # results files are inputs too (and stale ones warn): always render
-        markdown, blocks = render_page()
-    else:
-        markdown, blocks = _memo_get(
-            "page-markdown", (course_page.docs_path, markdown), render_page
-        )
-    _blocks[page.file.src_uri] = [Block(*block) for block in blocks]  # lists, from the memo
-    return markdown
+    return _build.page_markdown(markdown, page)
 
 
 def on_page_content(html: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
     """Turn the math of the page's prose into MathML and put its embeds in place; its cards and
     quizzes come after Material's search has read the page (:func:`on_page_context`)."""
-    blocks = _blocks.get(page.file.src_uri, [])
-
-    def convert() -> str:
-        return render.mathml_in_html(offline.without_remote_scripts(html))
-
-    html = _memo_get("page-content", (html,), convert)
-    return site_pages.fill_blocks(html, blocks, items=False)
+    return _build.page_content(html, page)
 
 
 @event_priority(-50)  # after Material's search has indexed the page
@@ -161,97 +262,31 @@ def on_page_context(
     them: each card and question gets a search entry of its own instead (see
     :func:`on_post_build`), which links to it, and Material's search never parses their markup.
     A Markdown page's content is checked for script in the background."""
-    blocks = _blocks.pop(page.file.src_uri, [])
-    if blocks:
-        assert page.content is not None
-        page.content = site_pages.fill_blocks(page.content, blocks, items=True)
-        items = [block.html for block in blocks if block.item]
-        key, found = _memo_find("search-entries", items)
-
-        def add(entries: list[dict[str, str]]) -> None:
-            _memo_put(key, entries)
-            _search_entries[page.url] = entries
-
-        if found is MISSING:
-            _pending.append((_background.submit_small(site_pages.search_entries, blocks), add))
-        else:
-            add(found)
-    if page.file.src_uri.endswith(".md") and page.content is not None:
-        _check_later("active-content", page.content, offline.active_content, page.file.src_uri)
+    _build.page_context(page)
     return context
 
 
 def on_post_page(output: str, *, page: Page, config: MkDocsConfig) -> str:
     """Check the built page for remote loads, in the background."""
-    _check_later("remote-loads", output, offline.remote_loads, page.file.src_uri)
+    _build.check_later("remote-loads", output, offline.remote_loads, page)
     return output
 
 
 @event_priority(-50)  # after Material's search has written its index
 def on_post_build(*, config: MkDocsConfig) -> None:
-    """Collect the background work (the build fails here if it found a problem), write the files
-    it made and the search entries of cards and questions, then keep this build's work for the
-    next one."""
-    assert _memo is not None
-    try:
-        _background.flush()
-        for job, use in _pending:
-            use(_result(job))
-        _add_search_entries(Path(config.site_dir) / "search" / "search_index.json")
-        _memo.save()
-    finally:
-        _stop_background()
-
-
-def _add_search_entries(index_file: Path) -> None:
-    """Put each page's card and question entries after that page's own entries in Material's
-    search index (its client expects a page's entry before those of its sections)."""
-    if not _search_entries or not index_file.is_file():  # a course without Material's search
-        return
-    index = json.loads(index_file.read_text("utf-8"))
-    docs: list[dict[str, Any]] = []
-    for entry in index["docs"]:
-        url = entry["location"].partition("#")[0]
-        if docs and docs[-1]["location"].partition("#")[0] != url:
-            docs += _entries_of(docs[-1]["location"].partition("#")[0])
-        docs.append(entry)
-    if docs:
-        docs += _entries_of(docs[-1]["location"].partition("#")[0])
-    index["docs"] = docs
-    index_file.write_text(json.dumps(index, ensure_ascii=False, separators=(",", ":")), "utf-8")
-
-
-def _entries_of(url: str) -> list[dict[str, str]]:
-    entries = _search_entries.pop(url, [])
-    return [
-        {"location": f"{url}#{e['anchor']}", "title": e["title"], "text": e["text"]}
-        for e in entries
-    ]
+    _build.finish(config)
+    _end_build()
 
 
 def on_build_error(*, error: Exception) -> None:
-    _stop_background()
+    if _build is not None:  # None when on_config itself failed
+        _end_build()
 
 
-def _stop_background() -> None:
-    _pending.clear()
-    _search_entries.clear()
-    _background.close()
-
-
-def _check_later(kind: str, html: str, scan: Callable[[str], list[str]], src_uri: str) -> None:
-    """Scan ``html`` in the background, or take the stored answer and act on it now."""
-    assert _memo is not None
-    key, found = _memo.find(kind, (html,))
-
-    def use(found: list[str]) -> None:
-        _memo.put(key, found)
-        _refuse(kind, src_uri, found)
-
-    if found is MISSING:
-        _pending.append((_background.submit_small(scan, html), use))
-    else:
-        use(found)
+def _end_build() -> None:
+    global _build
+    _build.close()
+    _build = None
 
 
 def _result(job: Future) -> Any:
@@ -271,16 +306,3 @@ def _refuse(kind: str, src_uri: str, found: list[str]) -> None:
             "(write it as text or in code)"
         )
     raise PluginError(f"docs/{src_uri} would load from outside the site: {found[0]}")
-
-
-def _memo_find(kind: str, inputs: list[str]) -> tuple[str, Any]:
-    return _memo.find(kind, tuple(inputs)) if _memo is not None else ("", MISSING)
-
-
-def _memo_put(key: str, value: Any) -> None:
-    if _memo is not None:
-        _memo.put(key, value)
-
-
-def _memo_get(kind: str, inputs: tuple[str, ...], compute: Callable[[], T]) -> T:
-    return _memo.get(kind, inputs, compute) if _memo is not None else compute()

@@ -59,7 +59,7 @@ _PLACEHOLDER_RE = re.compile(r'<div data-course-block="(\d+)"></div>')
 _CODE_TAG = re.compile(r"<(code|pre)(?![^>]*\sdir=)(?=[\s>])")
 
 
-class Block(NamedTuple):
+class PageBlock(NamedTuple):
     """A course block's HTML; ``item``: a card group or a quiz, not an embed."""
 
     item: bool
@@ -72,7 +72,7 @@ class SiteError(Exception):
 
 def render_page(
     page: Page, markdown: str, *, root: Path, strict_results: bool
-) -> tuple[str, list[Block]]:
+) -> tuple[str, list[PageBlock]]:
     """``markdown`` with each course block's lines replaced by a placeholder, and the blocks.
 
     The generator converts the Markdown, then :func:`fill_blocks` puts each block's HTML where
@@ -95,7 +95,7 @@ def render_page(
             )
     lines = _headings_with_direction(lines, page.headings, offset)
     out: list[str] = []
-    blocks: list[Block] = []
+    blocks: list[PageBlock] = []
     cursor = 0
     first_cards = True
     for span, block in sorted(page.blocks, key=lambda item: item[0].start):
@@ -109,13 +109,13 @@ def render_page(
         else:
             html = render_embed(block, root=root, strict_results=strict_results)
         out += ["", _PLACEHOLDER.format(len(blocks)), ""]
-        blocks.append(Block(not isinstance(block, Embed), html))
+        blocks.append(PageBlock(not isinstance(block, Embed), html))
         cursor = end
     out += lines[cursor:]
     return "\n".join(out) + ("\n" if markdown.endswith("\n") else ""), blocks
 
 
-def fill_blocks(html: str, blocks: list[Block], *, items: bool) -> str:
+def fill_blocks(html: str, blocks: list[PageBlock], *, items: bool) -> str:
     """Put the HTML of each embed (``items=False``) or of each card group and quiz
     (``items=True``, after the embeds) where its placeholder is; each must be there exactly once.
 
@@ -137,7 +137,7 @@ def fill_blocks(html: str, blocks: list[Block], *, items: bool) -> str:
     return _PLACEHOLDER_RE.sub(fill, html)
 
 
-def search_entries(blocks: list[Block]) -> list[dict[str, str]]:
+def search_entries(blocks: list[PageBlock]) -> list[dict[str, str]]:
     """What a site search should find in the cards and quiz questions of ``blocks``, each item
     on its own, read back from the HTML the page shows: ``{"anchor", "title", "text"}`` with a
     card's question and answer, or a question's prompt, then its options and explanation.

@@ -1,10 +1,10 @@
 """The data behind the site's review page: every note of the Anki deck, as the site renders it.
 
-The review page schedules the same items as the deck, so it takes them from the deck's own list
-(:func:`tools.anki.deck.note_items`) and keys them by the deck's GUIDs. A learner's progress, stored
-in the browser under those GUIDs, therefore follows an item exactly as Anki's history follows a
-note: an edited answer keeps it, a removed item leaves an entry the page ignores. GUIDs are never
-computed here; the deck module is their one source.
+The review page schedules the same items as the deck: both are handed the build's one list of
+notes (:func:`tools.course.notes.note_items`), keyed by GUID. A learner's progress, stored in the
+browser under those GUIDs, therefore follows an item exactly as Anki's history follows a note:
+an edited answer keeps it, a removed item leaves an entry the page ignores. GUIDs are never
+computed here.
 
 Two generated scripts, because ``fetch()`` of a local file fails when the site is opened from
 ``file://`` while ``<script src>`` works everywhere:
@@ -21,7 +21,8 @@ from __future__ import annotations
 import json
 
 from tools.course import links
-from tools.course.model import Card, Course, script_lang
+from tools.course.model import Card, script_lang
+from tools.course.notes import NoteItem
 from tools.site.pages import course_html
 
 REVIEW_PAGE = "review.md"
@@ -35,18 +36,17 @@ def _piece(text: str, page: str, *, inline: bool = True) -> list[str]:
     return [course_html(text, inline=inline, page=page), script_lang(text)]
 
 
-def review_data(course: Course, page_url: str) -> tuple[dict, dict]:
-    """``(index, content)``: what the two generated scripts hold, in the deck's reading order.
+def review_data(notes: list[NoteItem], page_url: str) -> tuple[dict, dict]:
+    """``(index, content)``: what the two generated scripts hold, for the course's ``notes``, in
+    the deck's reading order.
 
     ``page_url`` is the review page's address relative to the site root (MkDocs names it).
     """
-    from tools.anki import deck  # imported where used: a build makes this data in a worker
-
     lessons: list[dict[str, str]] = []
     lesson_of: dict[str, int] = {}
     items: list[list] = []
     content: dict[str, dict] = {}
-    for entry in deck.note_items(course):
+    for entry in notes:
         page, item = entry.page, entry.item
         if page.docs_path not in lesson_of:
             lesson_of[page.docs_path] = len(lessons)
@@ -74,9 +74,9 @@ def review_data(course: Course, page_url: str) -> tuple[dict, dict]:
     return {"page": page_url, "lessons": lessons, "items": items}, content
 
 
-def site_files(course: Course, page_url: str) -> dict[str, str]:
+def site_files(notes: list[NoteItem], page_url: str) -> dict[str, str]:
     """Generated file path (relative to the site) -> its text."""
-    index, content = review_data(course, page_url)
+    index, content = review_data(notes, page_url)
     return {
         INDEX_FILE: _script("CourseReviewIndex", index),
         CONTENT_FILE: _script("CourseReviewContent", content),

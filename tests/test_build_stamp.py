@@ -116,7 +116,7 @@ def test_a_no_op_rebuild_of_the_course_runs_nothing_and_keeps_the_site(tmp_path,
     def fail(*args, **kwargs):
         raise AssertionError("MkDocs ran for a site that was up to date")
 
-    monkeypatch.setattr(cli, "_mkdocs_build", fail)
+    monkeypatch.setattr(cli.mkdocs_build, "build", fail)
     monkeypatch.setattr(cli, "_checked", fail)
     cli.build_site(site, root=root)
     assert {p: p.stat().st_mtime_ns for p in site.rglob("*") if p.is_file()} == files

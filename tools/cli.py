@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import gc
-import logging
 import os
 import shutil
 import signal
@@ -20,14 +19,14 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import NoReturn
 
 from tools.build import buildinfo
 from tools.build import stamp as build_stamp
 from tools.course import check as course_check
-from tools.course.model import Course
+from tools.site import mkdocs_build
 
 ROOT = buildinfo.ROOT
 
@@ -92,8 +91,11 @@ def build_site(site_dir: Path, *, root: Path = ROOT, strict_results: bool = Fals
         staging = Path(tempfile.mkdtemp(prefix=f".site-{os.getpid()}-", dir=site_dir.parent))
         old = staging.with_name(staging.name + "-old")
         try:
-            course = _mkdocs_build(
-                root / "mkdocs.yml", staging, checked, strict_results=strict_results
+            course = mkdocs_build.build(
+                root / "mkdocs.yml",
+                staging,
+                lambda: _without_problems(checked()),
+                strict_results=strict_results,
             )
             _swap_in(staging, site_dir, old)
             build_stamp.record(root, site_dir, inputs)
@@ -104,65 +106,6 @@ def build_site(site_dir: Path, *, root: Path = ROOT, strict_results: bool = Fals
         f"built {site_dir} (deck: {site_dir / course.config.deck_file}) "
         f"in {time.perf_counter() - started:.1f} s"
     )
-
-
-def _mkdocs_build(
-    config_file: Path, site_dir: Path, checked: Callable[[], Course], *, strict_results: bool
-) -> Course:
-    """``mkdocs build --strict`` of ``config_file`` into ``site_dir``, in this process, once
-    ``checked()`` (the course, parsed in the background while MkDocs loads) has no problems.
-
-    Run from the course's folder, as ``mkdocs build`` would: some paths in ``mkdocs.yml``
-    (pymdownx.snippets' ``base_path``, the notebook cache) are relative to the working directory.
-    """
-    env = {"NO_MKDOCS_2_WARNING": "1", buildinfo.STRICT_RESULTS_ENV: "1" if strict_results else ""}
-    saved = {name: os.environ.get(name) for name in env}
-    os.environ.update(env)
-    handler = _mkdocs_log_handler()
-    cwd = Path.cwd()
-    os.chdir(config_file.parent)
-    try:
-        from mkdocs.commands.build import build
-        from mkdocs.config import load_config
-        from mkdocs.exceptions import MkDocsException
-
-        try:
-            config = load_config(str(config_file), site_dir=str(site_dir), strict=True)
-        except MkDocsException:
-            if _without_problems(checked()) is None:  # the course's report names the lines
-                raise SystemExit(1) from None
-            raise
-        course = _without_problems(checked())  # its pages parsed while MkDocs loaded
-        if course is None:
-            raise SystemExit(1)
-        config.plugins.on_startup(command="build", dirty=False)
-        try:
-            build(config)
-        finally:
-            config.plugins.on_shutdown()
-        return course
-    except MkDocsException as exc:
-        print(f"ERROR   -  {exc}", file=sys.stderr)
-        raise SystemExit(f"mkdocs build failed; {site_dir.name} was discarded") from None
-    finally:
-        os.chdir(cwd)
-        logging.getLogger("mkdocs").removeHandler(handler)
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
-
-
-def _mkdocs_log_handler() -> logging.Handler:
-    """MkDocs' messages on stderr as its own command prints them (its CLI is not running)."""
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter("%(levelname)-7s -  %(message)s"))
-    logger = logging.getLogger("mkdocs")
-    logger.addHandler(handler)
-    logger.setLevel(logging.INFO)
-    logger.propagate = False
-    return handler
 
 
 def _remove_abandoned_staging(folder: Path) -> None:

@@ -45,6 +45,7 @@ from tools.benchmarks.formatting import fmt_bytes
 from tools.benchmarks.results import REGENERATE
 from tools.build.buildinfo import ROOT
 from tools.course.check import load_checked_course
+from tools.site.syntax import MKDOCS
 
 RESULTS = ROOT / "docs" / "benchmarks"
 CPU_FILE = RESULTS / "checkpointing-cpu.json"
@@ -656,7 +657,7 @@ def test_a_broken_results_file_is_reported_once_not_once_per_embed(
     shutil.copytree(ROOT / "docs", root / "docs", dirs_exist_ok=True, ignore=_no_assets)
     shutil.copy(ROOT / "mkdocs.yml", root / "mkdocs.yml")
     _write(root, _broken(sample))
-    course = load_checked_course(root)
+    course = load_checked_course(root, syntax=MKDOCS)
     about_results = [e for e in course.errors if "checkpointing-cpu.json" in str(e)]
     embeds = sum(len(page.embeds) for page in course.pages)
     assert embeds > 1 and len(about_results) == 1, [str(e) for e in course.errors]

@@ -19,6 +19,7 @@ from tools.course import parser
 from tools.course.check import load_checked_course
 from tools.site import offline
 from tools.site import pages as site_pages
+from tools.site.syntax import MKDOCS
 
 
 @pytest.fixture
@@ -73,7 +74,9 @@ def test_a_build_parses_each_page_once_and_a_no_op_rebuild_redoes_none_of_the_ho
     assert counted["parse"] == []  # nothing changed: the checked course is reused
     assert counted["deck"] == []  # the deck comes from .cache/deck
     assert counted["scan"] == []  # so do the checks of built pages (.cache/build)
-    embeds = {page.docs_path for page in load_checked_course(root).pages if page.embeds}
+    embeds = {
+        page.docs_path for page in load_checked_course(root, syntax=MKDOCS).pages if page.embeds
+    }
     assert set(counted["page"]) == embeds  # only pages showing results files render again
     assert next((tmp_path / "site" / "downloads").iterdir()).read_bytes() == first
 
@@ -96,7 +99,9 @@ def test_checking_a_benchmark_embed_does_not_render_it(monkeypatch: pytest.Monke
     for view in list(benchmarks._RENDERERS):
         monkeypatch.setitem(benchmarks._RENDERERS, view, refuse)
     monkeypatch.setattr(benchmarks, "view_planner", refuse)
-    course = load_checked_course(ROOT, strict_results=True)  # strict: no cache from other tests
+    course = load_checked_course(
+        ROOT, strict_results=True, syntax=MKDOCS
+    )  # strict: no cache from other tests
     assert course.errors == []
     assert any(page.embeds for page in course.pages)
 
@@ -107,7 +112,7 @@ def test_a_broken_embed_is_still_an_error_without_rendering(tmp_path: Path):
     text = lesson.read_text("utf-8")
     assert "::: benchmark checkpointing table" in text
     lesson.write_text(text.replace("checkpointing table", "checkpointing tabel", 1), "utf-8")
-    errors = [str(e) for e in load_checked_course(root).errors]
+    errors = [str(e) for e in load_checked_course(root, syntax=MKDOCS).errors]
     assert len(errors) == 1 and "unknown benchmark view 'tabel'" in errors[0]
     assert errors[0].startswith("docs/lessons/02-gradient-checkpointing.md:")
 

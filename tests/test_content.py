@@ -30,6 +30,7 @@ from conftest import skip_or_fail
 
 from tools.course.model import Course, Page, script_lang
 from tools.course.parser import parse_course
+from tools.site.syntax import MKDOCS
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
@@ -132,7 +133,7 @@ def _squash(text: str) -> str:
 
 @pytest.fixture(scope="module")
 def course() -> Course:
-    parsed = parse_course(ROOT)
+    parsed = parse_course(ROOT, syntax=MKDOCS)
     assert not parsed.errors, "\n".join(map(str, parsed.errors))
     return parsed
 

@@ -32,6 +32,7 @@ from tools.build.buildinfo import ROOT  # noqa: E402
 from tools.course import config as course_config  # noqa: E402
 from tools.course import notes  # noqa: E402
 from tools.course.parser import parse_course  # noqa: E402
+from tools.site.syntax import MKDOCS  # noqa: E402
 
 CONFIG = course_config.load(ROOT)
 DECK_NAME = CONFIG.deck_name
@@ -137,7 +138,7 @@ def make_course(root: Path, files: dict[str, str] = FILES, *, commit_at: int | N
 
 
 def build(root: Path, out: Path, timestamp: int) -> Path:
-    course = parse_course(root)
+    course = parse_course(root, syntax=MKDOCS)
     assert course.errors == [], [str(e) for e in course.errors]
     deck.write_deck(course, out, site_url=SITE, timestamp=timestamp, root=root)
     return out
@@ -163,7 +164,13 @@ def imported(tmp_path_factory: pytest.TempPathFactory):
     apkg = build(root, root / "out" / "deck.apkg", T1)
     col = Collection(str(tmp_path_factory.mktemp("anki") / "collection.anki2"))
     log = import_apkg(col, apkg)
-    yield {"root": root, "apkg": apkg, "col": col, "log": log, "course": parse_course(root)}
+    yield {
+        "root": root,
+        "apkg": apkg,
+        "col": col,
+        "log": log,
+        "course": parse_course(root, syntax=MKDOCS),
+    }
     col.close()
 
 
@@ -427,7 +434,7 @@ def test_a_commit_to_a_renderer_file_re_dates_every_note(tmp_path):
     renderer.write_text("# renders\n")
     git(root, "add", "renderer.py")
     git(root, "commit", "-q", "-m", "renderer", when=T2)
-    items = notes.note_items(parse_course(root))
+    items = notes.note_items(parse_course(root, syntax=MKDOCS))
     times = note_dates.note_times(items, root=root, renderer=(renderer,), timestamp=T2 + 50)
     assert set(times.values()) == {T2}
 
@@ -463,7 +470,7 @@ def test_note_times_come_from_the_last_commit_that_changed_them(tmp_path):
     lesson = root / "docs" / FILES_LESSON
     lesson.write_text(lesson.read_text("utf-8").replace("25% of", "a quarter of"))
     git(root, "commit", "-q", "-am", "edit", when=T2)
-    items = notes.note_items(parse_course(root))
+    items = notes.note_items(parse_course(root, syntax=MKDOCS))
     times = note_dates.note_times(
         items, root=root, renderer=unchanged_renderer(root), timestamp=T2 + 50
     )
@@ -479,7 +486,7 @@ def test_note_times_come_from_the_last_commit_that_changed_them(tmp_path):
     # an uncommitted edit is dated when the build runs, so Anki takes it (HEAD's time would not)
     lesson.write_text(lesson.read_text("utf-8").replace("a quarter of", "one fourth of"))
     before = int(time.time())
-    items = notes.note_items(parse_course(root))
+    items = notes.note_items(parse_course(root, syntax=MKDOCS))
     dirty = note_dates.note_times(
         items, root=root, renderer=unchanged_renderer(root), timestamp=T2 + 50
     )
@@ -489,7 +496,7 @@ def test_note_times_come_from_the_last_commit_that_changed_them(tmp_path):
 
 def test_without_git_every_note_has_the_build_time(tmp_path):
     root = make_course(tmp_path, commit_at=None)
-    items = notes.note_items(parse_course(root))
+    items = notes.note_items(parse_course(root, syntax=MKDOCS))
     assert set(
         note_dates.note_times(
             items, root=root, renderer=unchanged_renderer(root), timestamp=T2
@@ -511,7 +518,7 @@ def test_a_course_with_errors_writes_nothing_and_keeps_the_old_deck(tmp_path):
     out = build(root, tmp_path / "site" / "deck.apkg", T1)
     before = out.read_bytes()
     (root / "docs" / "lessons" / "02-broken.md").write_text("# Broken\n\nNo answer? :::\n")
-    course = parse_course(root)
+    course = parse_course(root, syntax=MKDOCS)
     assert [str(e) for e in course.errors] == [
         "docs/lessons/02-broken.md:3: flashcard has an empty answer"
     ]
@@ -538,7 +545,7 @@ def test_writing_replaces_the_file_whole(tmp_path):
 
 
 def test_the_real_course_imports_with_matching_counts(tmp_path):
-    course = parse_course(ROOT)
+    course = parse_course(ROOT, syntax=MKDOCS)
     assert not course.errors, [str(error) for error in course.errors]
     assert course.cards and course.questions
     apkg = tmp_path / "real.apkg"
@@ -587,7 +594,7 @@ def test_lesson_deck_names(title, expected):
 def test_note_guids_are_written_as_genanki_writes_them():
     import genanki
 
-    course = parse_course(ROOT)
+    course = parse_course(ROOT, syntax=MKDOCS)
     for entry in notes.note_items(course):
         quiz_id = entry.quiz.quiz_id if entry.quiz else None
         key = entry.item.explicit_id or entry.item.key

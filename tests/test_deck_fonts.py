@@ -36,6 +36,7 @@ from test_deck import SITE, T1, build, find_card, import_apkg, make_course  # no
 
 from tools.anki import deck  # noqa: E402
 from tools.course.parser import parse_course  # noqa: E402
+from tools.site.syntax import MKDOCS  # noqa: E402
 
 Collection = anki_collection.Collection
 
@@ -222,7 +223,7 @@ def test_english_card_keeps_the_system_font_and_never_loads_the_urdu_one(chromiu
 @pytest.mark.browser
 def test_the_real_urdu_quiz_options_are_set_in_the_decks_font(chromium, tmp_path):
     """The course's own Urdu questions, options included (their ے showed as boxes before)."""
-    course = parse_course(deck.ROOT)
+    course = parse_course(deck.ROOT, syntax=MKDOCS)
     if course.errors or not [q for q in course.questions if q.lang == "ur"]:
         pytest.skip("docs/ has no cleanly parsed Urdu question; tools/cli.py check says why")
     apkg = tmp_path / "real.apkg"

@@ -23,6 +23,7 @@ from test_deck import SITE, T2, import_apkg  # noqa: E402
 from tools.anki import deck  # noqa: E402
 from tools.build.buildinfo import ROOT  # noqa: E402
 from tools.course.parser import parse_course  # noqa: E402
+from tools.site.syntax import MKDOCS  # noqa: E402
 
 # (question as written in the lesson, a host its answer or explanation links to)
 NEW_CARDS = [
@@ -58,7 +59,7 @@ def _plain(markdown: str) -> str:
 
 @pytest.fixture(scope="module")
 def anki_cards(tmp_path_factory: pytest.TempPathFactory) -> list[tuple[str, str]]:
-    course = parse_course(ROOT)
+    course = parse_course(ROOT, syntax=MKDOCS)
     assert not course.errors, [str(e) for e in course.errors]
     folder = tmp_path_factory.mktemp("real-deck")
     apkg = folder / "course.apkg"
@@ -87,7 +88,7 @@ def test_the_new_item_is_a_card_in_anki(anki_cards, question, host):
 
 def test_the_lists_are_the_lessons_items():
     """Every question listed here is one the lessons really hold (a card or a quiz question)."""
-    course = parse_course(ROOT)
+    course = parse_course(ROOT, syntax=MKDOCS)
     fronts = {_plain(card.front) for card in course.cards}
     prompts = [_plain(question.prompt) for question in course.questions]
     for question, _ in NEW_CARDS:

@@ -12,12 +12,13 @@ pytest.importorskip("markdown_it", reason="the course engine's dependencies are 
 
 from tools.course.model import Card, CardGroup, Quiz
 from tools.course.parser import parse_course, parse_page
+from tools.site.syntax import MKDOCS
 
 PATH = "docs/lessons/01-x.md"
 
 
 def parse(text: str):
-    return parse_page(PATH, "lessons/01-x.md", textwrap.dedent(text).lstrip("\n"))
+    return parse_page(PATH, "lessons/01-x.md", textwrap.dedent(text).lstrip("\n"), syntax=MKDOCS)
 
 
 def messages(text: str) -> list[str]:
@@ -110,7 +111,7 @@ def test_card_key_and_anchor_follow_the_explicit_id_or_the_normalized_question()
     ],
 )
 def test_separator_in_code_or_math_is_never_a_card(text):
-    page, errors = parse_page(PATH, "lessons/01-x.md", text)
+    page, errors = parse_page(PATH, "lessons/01-x.md", text, syntax=MKDOCS)
     assert page.cards == [] and errors == []
 
 
@@ -331,7 +332,7 @@ def test_course_wide_duplicates_reported_together_and_sorted(tmp_path):
             "quizzes/q.md": GOOD_QUIZ.replace("id=q1", "id=shared"),
         },
     )
-    course = parse_course(root)
+    course = parse_course(root, syntax=MKDOCS)
     assert [str(error) for error in course.errors] == [
         "docs/lessons/01-a.md:4: duplicate flashcard question (first at docs/lessons/01-a.md:3)",
         "docs/lessons/01-a.md:5: flashcard has an empty question",
@@ -351,7 +352,7 @@ def test_clean_course_counts(tmp_path):
         tmp_path,
         {"lessons/01-a.md": "# A\n\nQ1 ::: A1\nQ2 ::: A2\n", "quizzes/q.md": GOOD_QUIZ},
     )
-    course = parse_course(root)
+    course = parse_course(root, syntax=MKDOCS)
     assert course.errors == []
     assert len(course.cards) == 2 and len(course.questions) == 2
     assert course.page("quizzes/q.md") is course.pages[1]
@@ -377,10 +378,10 @@ def test_pages_parsed_in_worker_processes_make_the_same_course(tmp_path):
     from tools.build.workers import Background
     from tools.course.parser import start_parsing
 
-    serial = parse_course(ROOT)
+    serial = parse_course(ROOT, syntax=MKDOCS)
     background = Background()
     try:
-        parallel = start_parsing(ROOT, background=background)()
+        parallel = start_parsing(ROOT, background=background, syntax=MKDOCS)()
     finally:
         background.close()
     assert [p.path for p in parallel.pages] == [p.path for p in serial.pages]
@@ -388,6 +389,6 @@ def test_pages_parsed_in_worker_processes_make_the_same_course(tmp_path):
     root = with_course_settings(tmp_path)
     (root / "docs").mkdir()
     (root / "docs" / "a.md").write_text("# A\n\nQ ::: A ::: B\n", "utf-8")
-    (error,) = parse_course(root).errors
+    (error,) = parse_course(root, syntax=MKDOCS).errors
     copy = pickle.loads(pickle.dumps(error))
     assert (str(copy), copy.location, copy.message) == (str(error), error.location, error.message)

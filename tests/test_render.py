@@ -17,6 +17,7 @@ from tools.render.safe_html import (
     render_markdown,
     speakable_tex,
 )
+from tools.site.syntax import MKDOCS
 
 TARGETS = ["site", "anki"]
 URDU = "PyTorch میں گریڈینٹ چیک پوائنٹ کے لیے torch.utils.checkpoint استعمال ہوتا ہے"
@@ -319,7 +320,7 @@ def course_texts() -> list[str]:
     from tools.build.buildinfo import ROOT
     from tools.course.check import load_checked_course
 
-    course = load_checked_course(ROOT)
+    course = load_checked_course(ROOT, syntax=MKDOCS)
     texts = [t for card in course.cards for t in (card.front, card.back)]
     for question in course.questions:
         texts += [question.prompt, question.explanation, *(o.text for o in question.options)]

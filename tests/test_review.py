@@ -25,6 +25,7 @@ from tools.course import notes as course_notes
 from tools.course.model import Course
 from tools.course.parser import parse_course, parse_page
 from tools.site import review, vendor
+from tools.site.syntax import MKDOCS
 
 LESSON = """\
 # Lesson
@@ -43,13 +44,15 @@ def _deck_notes(course: Course) -> dict[str, str]:
 
 
 def _course(text: str) -> Course:
-    page, errors = parse_page("docs/lessons/01-lesson.md", "lessons/01-lesson.md", text)
+    page, errors = parse_page(
+        "docs/lessons/01-lesson.md", "lessons/01-lesson.md", text, syntax=MKDOCS
+    )
     assert not errors
     return Course(pages=[page], errors=[], config=course_config.load(ROOT))
 
 
 def test_review_items_are_the_deck_notes_under_the_same_guids():
-    course = parse_course(ROOT)
+    course = parse_course(ROOT, syntax=MKDOCS)
     index, content = review.review_data(course_notes.note_items(course), "review.html")
     notes = _deck_notes(course)
     guids = [guid for guid, _, _ in index["items"]]
@@ -78,7 +81,9 @@ def test_an_edited_answer_keeps_its_guid_and_a_removed_item_disappears():
 
 
 def test_urdu_items_carry_their_language_and_math_is_mathml():
-    _, content = review.review_data(course_notes.note_items(parse_course(ROOT)), "review.html")
+    _, content = review.review_data(
+        course_notes.note_items(parse_course(ROOT, syntax=MKDOCS)), "review.html"
+    )
     urdu = [item for item in content.values() if item["lang"] == "ur"]
     assert urdu, "the Urdu quiz is part of the review"
     assert all(item["front"][1] == "ur" for item in urdu)
@@ -88,7 +93,7 @@ def test_urdu_items_carry_their_language_and_math_is_mathml():
 
 
 def test_generated_files_are_scripts_that_assign_the_data():
-    course = parse_course(ROOT)
+    course = parse_course(ROOT, syntax=MKDOCS)
     files = review.site_files(course_notes.note_items(course), "review.html")
     index, content = review.review_data(course_notes.note_items(course), "review.html")
     for path, name, value in (

@@ -15,6 +15,7 @@ from tools.build.buildinfo import ROOT
 from tools.course.check import load_checked_course
 from tools.course.parser import parse_page
 from tools.site import pages as site_pages
+from tools.site.syntax import MKDOCS
 
 LESSON = """\
 # A lesson
@@ -37,7 +38,7 @@ What does $x^2 + 1$ cost? ::: One `a < b` compare & a <b>tag</b> {#cost}
 
 
 def entries_of(text: str, tmp_path: Path) -> list[dict[str, str]]:
-    page, errors = parse_page("docs/lessons/a.md", "lessons/a.md", text)
+    page, errors = parse_page("docs/lessons/a.md", "lessons/a.md", text, syntax=MKDOCS)
     assert not errors, errors
     _, blocks = site_pages.render_page(page, text, root=tmp_path, strict_results=False)
     return site_pages.search_entries(blocks)
@@ -72,7 +73,7 @@ def test_a_page_without_cards_or_quizzes_has_no_entries(tmp_path):
 
 def test_the_built_index_has_every_item_once_after_its_page_and_no_card_text_twice(built_site):
     docs = json.loads((built_site / "search" / "search_index.json").read_text("utf-8"))["docs"]
-    course = load_checked_course(ROOT)
+    course = load_checked_course(ROOT, syntax=MKDOCS)
     expected = sorted(
         f"{page.docs_path.removesuffix('.md')}.html#{item.anchor}"
         for page in course.pages

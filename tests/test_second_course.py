@@ -20,6 +20,7 @@ from tools.build.buildinfo import ROOT
 from tools.course import config as course_config
 from tools.course import notes as course_notes
 from tools.course.parser import parse_course
+from tools.site.syntax import MKDOCS
 
 FIXTURE = ROOT / "tests" / "fixtures" / "second-course"
 SECOND = course_config.load(FIXTURE)
@@ -64,7 +65,7 @@ def test_the_second_course_builds_with_its_own_pages_and_deck(second_site: Path)
     assert "Reading Other People" in (second_site / "index.html").read_text("utf-8")
     assert not (second_site / "assets" / "review").exists()  # it has no review page
     apkg = second_site / SECOND.deck_file
-    course = parse_course(FIXTURE)
+    course = parse_course(FIXTURE, syntax=MKDOCS)
     expected = [item.guid for item in course_notes.note_items(course)]
     found = notes(apkg)
     assert [guid for guid, _, _ in found] == expected
@@ -72,7 +73,7 @@ def test_the_second_course_builds_with_its_own_pages_and_deck(second_site: Path)
 
 
 def test_guids_come_from_the_courses_namespace():
-    course = parse_course(FIXTURE)
+    course = parse_course(FIXTURE, syntax=MKDOCS)
     card = course.cards[0]
     mine = course_notes.note_guid(card, namespace=SECOND.guid_namespace)
     theirs = course_notes.note_guid(card, namespace=FIRST.guid_namespace)
@@ -82,7 +83,7 @@ def test_guids_come_from_the_courses_namespace():
 def test_both_courses_live_in_one_anki_collection(second_site: Path, tmp_path: Path):
     collection = pytest.importorskip("anki.collection", reason="the anki package is not installed")
     first = tmp_path / "first.apkg"
-    deck.write_deck(parse_course(ROOT), first, timestamp=1_700_000_000)
+    deck.write_deck(parse_course(ROOT, syntax=MKDOCS), first, timestamp=1_700_000_000)
     col = collection.Collection(str(tmp_path / "collection.anki2"))
     try:
         for apkg in (first, second_site / SECOND.deck_file):
@@ -137,7 +138,7 @@ def test_the_deck_command_writes_the_second_courses_deck(tmp_path: Path):
     out = tmp_path / "second.apkg"
     result = run_cli("deck", "--course", str(course), "-o", str(out))
     assert result.returncode == 0, result.stderr
-    expected = [item.guid for item in course_notes.note_items(parse_course(course))]
+    expected = [item.guid for item in course_notes.note_items(parse_course(course, syntax=MKDOCS))]
     assert [guid for guid, _, _ in notes(out)] == expected
     names = deck_query(out, "select decks from col")[0][0]
     assert SECOND.deck_name in names and FIRST.deck_name not in names

@@ -22,6 +22,7 @@ from tools.build.buildinfo import ROOT
 from tools.course.model import Embed, Location
 from tools.course.parser import parse_page
 from tools.site import pages as site
+from tools.site.syntax import MKDOCS
 
 LESSON = """\
 # A lesson
@@ -141,7 +142,7 @@ def render(tmp_path: Path, text: str, name: str = "docs/lessons/page.md", markdo
     file = tmp_path / name
     file.parent.mkdir(parents=True, exist_ok=True)
     file.write_text(text, "utf-8")
-    page, errors = parse_page(name, name.removeprefix("docs/"), text)
+    page, errors = parse_page(name, name.removeprefix("docs/"), text, syntax=MKDOCS)
     assert not errors, errors
     out, blocks = site.render_page(
         page, text if markdown is None else markdown, root=tmp_path, strict_results=False
@@ -164,7 +165,7 @@ def html_blocks(markdown: str) -> list[str]:
 
 def test_only_block_lines_are_replaced_each_by_a_placeholder_alone_in_its_paragraph(tmp_path):
     (tmp_path / "docs" / "lessons").mkdir(parents=True)
-    page, _ = parse_page("docs/lessons/page.md", "lessons/page.md", LESSON)
+    page, _ = parse_page("docs/lessons/page.md", "lessons/page.md", LESSON, syntax=MKDOCS)
     out, blocks = site.render_page(page, LESSON, root=tmp_path, strict_results=False)
     for kept in ("# A lesson", "Some text with `code`", "## Flashcards", "Between the groups."):
         assert kept in out
@@ -178,7 +179,7 @@ def test_only_block_lines_are_replaced_each_by_a_placeholder_alone_in_its_paragr
 
 def test_a_lost_or_repeated_placeholder_is_an_error(tmp_path):
     (tmp_path / "docs" / "lessons").mkdir(parents=True)
-    page, _ = parse_page("docs/lessons/page.md", "lessons/page.md", LESSON)
+    page, _ = parse_page("docs/lessons/page.md", "lessons/page.md", LESSON, syntax=MKDOCS)
     out, blocks = site.render_page(page, LESSON, root=tmp_path, strict_results=False)
     lost = out.replace('<div data-course-block="1"></div>', "")
     with pytest.raises(site.SiteError, match=r"2 course block\(s\) rendered but placeholders"):
@@ -205,7 +206,7 @@ def test_markdown_that_does_not_match_the_file_is_a_clear_error(tmp_path):
 def test_python_markdown_passes_the_html_through_untouched(tmp_path):
     markdown = pytest.importorskip("markdown")
     (tmp_path / "docs" / "quizzes").mkdir(parents=True)
-    page, _ = parse_page("docs/quizzes/q.md", "quizzes/q.md", URDU_QUIZ)
+    page, _ = parse_page("docs/quizzes/q.md", "quizzes/q.md", URDU_QUIZ, syntax=MKDOCS)
     out, blocks = site.render_page(page, URDU_QUIZ, root=tmp_path, strict_results=False)
     html = markdown.markdown(
         out, extensions=["md_in_html", "attr_list", "toc", "pymdownx.superfences", "admonition"]
@@ -234,7 +235,7 @@ def test_urdu_headings_get_direction_and_unique_readable_anchors_and_others_are_
         "```",
         "## سوال {: #q2 lang=en }",
     ]
-    page, _ = parse_page("docs/h.md", "h.md", "\n".join(lines) + "\n")
+    page, _ = parse_page("docs/h.md", "h.md", "\n".join(lines) + "\n", syntax=MKDOCS)
     out = site._headings_with_direction(lines, page.headings, 0)
     assert out[0] == '# اردو سرخی { #اردو-سرخی lang="ur" dir="rtl" }'
     assert out[1] == '## اردو سرخی { #اردو-سرخی-1 lang="ur" dir="rtl" }'
@@ -399,7 +400,7 @@ def test_benchmark_embed_is_rendered_by_the_benchmarks_module(tmp_path, monkeypa
     file = tmp_path / "docs" / "r.md"
     file.parent.mkdir(parents=True)
     file.write_text(text, "utf-8")
-    page, errors = parse_page("docs/r.md", "r.md", text)
+    page, errors = parse_page("docs/r.md", "r.md", text, syntax=MKDOCS)
     assert not errors
     out, blocks = site.render_page(page, text, root=tmp_path, strict_results=True)
     assert calls == [(["checkpointing", "table"], tmp_path, True)]
@@ -462,7 +463,7 @@ def test_a_unicode_line_separator_does_not_shift_blocks(tmp_path):
     text = "# P\n\nSee\u2028this.\n\nQ ::: A\n"
     (tmp_path / "docs").mkdir()
     (tmp_path / "docs" / "p.md").write_text(text, "utf-8")
-    page, errors = parse_page("docs/p.md", "p.md", text)
+    page, errors = parse_page("docs/p.md", "p.md", text, syntax=MKDOCS)
     assert not errors
     out = fill_all(*site.render_page(page, text, root=tmp_path, strict_results=False))
     assert "See\u2028this." in out and 'class="flashcard"' in out

@@ -24,6 +24,7 @@ import torch
 
 from tools.build.buildinfo import ROOT
 from tools.course.parser import parse_course
+from tools.site.syntax import MKDOCS
 
 SNIPPETS = ROOT / "snippets"
 EXPECTED_COSINE = 32 / (14**0.5 * 77**0.5)
@@ -238,7 +239,7 @@ def test_includes_in_docs_name_existing_sections() -> None:
 
 def test_console_fences_show_real_output() -> None:
     """Every ``$ python snippets/...`` fence the parser finds shows that command's real stdout."""
-    course = parse_course(ROOT)
+    course = parse_course(ROOT, syntax=MKDOCS)
     examples = [
         (example, shlex.split(example.command))
         for page in course.pages

@@ -20,11 +20,11 @@ pytest.importorskip("markdown_it", reason="the course engine's dependencies are 
 
 from test_parser import PATH, messages, parse
 
-from tools.course import includes
 from tools.course.parser import parse_course
 from tools.render.safe_html import render_markdown, safe_mathml, tex_to_mathml
-from tools.site import offline
+from tools.site import offline, syntax
 from tools.site.pages import render_cards, render_quiz
+from tools.site.syntax import MKDOCS
 
 
 def write(root: Path, files: dict[str, str | bytes]) -> Path:
@@ -40,7 +40,7 @@ def write(root: Path, files: dict[str, str | bytes]) -> Path:
 
 
 def course_errors(root: Path) -> list[str]:
-    return [str(error) for error in parse_course(root).errors]
+    return [str(error) for error in parse_course(root, syntax=MKDOCS).errors]
 
 
 def no_script(html: str) -> None:
@@ -237,7 +237,7 @@ def test_links_in_cards_and_quizzes_are_checked(linked, link, problem):
 
 
 def test_anchors_include_cards_and_questions(linked):
-    page = parse_course(linked).page("lessons/02-b.md")
+    page = parse_course(linked, syntax=MKDOCS).page("lessons/02-b.md")
     assert {"l2-4", "plain-heading", page.cards[0].anchor} <= page.anchors
 
 
@@ -296,7 +296,7 @@ def test_nested_includes_in_snippets_are_checked(snippets):
 
 
 def test_include_patterns_are_pymdownx_own():
-    assert includes.includes(['  --8<-- "a.py:x"', ";--8<-- 'b.py'", "-8<- 'c.py'"]) == [
+    assert syntax.includes(['  --8<-- "a.py:x"', ";--8<-- 'b.py'", "-8<- 'c.py'"]) == [
         (0, "a.py:x"),
         (2, "c.py"),
     ]
@@ -312,7 +312,7 @@ CARD = "# Title\n\nQ? ::: A\n"
 )
 def test_utf8_with_or_without_bom_and_crlf_are_accepted(tmp_path, data):
     write(tmp_path, {"docs/a.md": data})
-    course = parse_course(tmp_path)
+    course = parse_course(tmp_path, syntax=MKDOCS)
     assert course.errors == []
     assert course.pages[0].title == "Title" and course.pages[0].cards[0].location.line == 3
 

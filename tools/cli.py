@@ -27,12 +27,15 @@ from tools.build import buildinfo
 from tools.build import stamp as build_stamp
 from tools.course import check as course_check
 from tools.site import mkdocs_build
+from tools.site.syntax import MKDOCS
 
 ROOT = buildinfo.ROOT
 
 
 def _checked(root: Path, strict_results: bool = False):
-    return _without_problems(course_check.load_checked_course(root, strict_results=strict_results))
+    return _without_problems(
+        course_check.load_checked_course(root, syntax=MKDOCS, strict_results=strict_results)
+    )
 
 
 def _without_problems(course):
@@ -85,7 +88,7 @@ def build_site(site_dir: Path, *, root: Path = ROOT, strict_results: bool = Fals
     if build_stamp.up_to_date(root, site_dir, inputs):
         print(f"{site_dir} is up to date: nothing it is built from changed since it was built")
         return
-    checked = course_check.start_checking(root, strict_results=strict_results)
+    checked = course_check.start_checking(root, syntax=MKDOCS, strict_results=strict_results)
     with _terminate_as_exit():
         _remove_abandoned_staging(site_dir.parent)
         staging = Path(tempfile.mkdtemp(prefix=f".site-{os.getpid()}-", dir=site_dir.parent))

@@ -41,6 +41,7 @@ from test_deck import import_apkg  # noqa: E402
 
 from tools.anki import deck  # noqa: E402
 from tools.course.parser import parse_course  # noqa: E402
+from tools.site.syntax import MKDOCS  # noqa: E402
 
 TIMESTAMP = 1_800_000_000
 SIZE_BAR_NOTE = "bar: growth <= the font files' own size"
@@ -130,7 +131,7 @@ def render_times(col, sides: list[str], folder: Path) -> None:
 
 
 def main() -> None:
-    course = parse_course(ROOT)
+    course = parse_course(ROOT, syntax=MKDOCS)
     if course.errors:
         raise SystemExit(f"the course has errors: {course.errors[0]}")
     with tempfile.TemporaryDirectory() as tmp:

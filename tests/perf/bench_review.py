@@ -26,6 +26,7 @@ sys.path.insert(0, str(ROOT))
 from tools.course import notes  # noqa: E402
 from tools.course.parser import parse_course  # noqa: E402
 from tools.site import review  # noqa: E402  (needs the repository root on the path)
+from tools.site.syntax import MKDOCS  # noqa: E402
 
 ASSETS = ROOT / "docs" / "assets"
 SCRIPTS = ("vendor/ts-fsrs/index.umd.js", "review/store.js", "review/page.js")
@@ -38,7 +39,9 @@ def _gzipped(data: bytes) -> int:
 
 def weights() -> None:
     files = {name: (ASSETS / name).read_bytes() for name in SCRIPTS}
-    generated = review.site_files(notes.note_items(parse_course(ROOT)), "review.html")
+    generated = review.site_files(
+        notes.note_items(parse_course(ROOT, syntax=MKDOCS)), "review.html"
+    )
     files |= {name.removeprefix("assets/"): text.encode() for name, text in generated.items()}
     css = (ASSETS / "review" / "review.css").read_bytes()
     print("review page, added JS and data (raw / gzipped bytes):")

@@ -52,6 +52,7 @@ from tools.build import buildinfo  # noqa: E402
 from tools.course import check as course_check  # noqa: E402
 from tools.course import notes  # noqa: E402
 from tools.site import review  # noqa: E402
+from tools.site.syntax import MKDOCS  # noqa: E402
 
 HOOK = ROOT / "tools" / "site" / "hook.py"
 PLAIN_CONFIG = "mkdocs.plain.yml"
@@ -401,7 +402,7 @@ def where(file: str, line: int, name: str) -> str:
 def bench_deck(course: Path, commits: int) -> None:
     """The deck's parts in this process: parse, history, note dates, .apkg; cold and warm."""
     cache = course / ".cache"
-    parse_s, checked = timed(lambda: course_check.load_checked_course(course))
+    parse_s, checked = timed(lambda: course_check.load_checked_course(course, syntax=MKDOCS))
     items = notes.note_items(checked)
     paths = sorted({entry.page.path for entry in items})
     stamp = buildinfo.source_date_epoch(course)
@@ -435,7 +436,7 @@ def bench_after_commit(course: Path, commits: int) -> None:
     lines_json = course / history.CACHE
     before = lines_json.read_bytes()
     commit_one_answer(course, commits)
-    parse_s, checked = timed(lambda: course_check.load_checked_course(course))
+    parse_s, checked = timed(lambda: course_check.load_checked_course(course, syntax=MKDOCS))
     items = notes.note_items(checked)
     paths = sorted({entry.page.path for entry in items})
     history_s, _ = timed(lambda: history.line_times(course, paths))

@@ -14,22 +14,24 @@ from collections.abc import Callable
 from pathlib import Path
 
 from tools.build.workers import Background
-from tools.course.model import Course, CourseError
+from tools.course.model import Course, CourseError, SiteSyntax
 from tools.course.parser import start_parsing
 
 _TEXT = {".md", ".yml", ".yaml", ".json", ".py", ".txt", ".csv"}
 _remembered: dict[tuple[Path, bool], tuple[tuple, Course]] = {}
 
 
-def load_checked_course(root: Path, *, strict_results: bool = False) -> Course:
+def load_checked_course(root: Path, *, syntax: SiteSyntax, strict_results: bool = False) -> Course:
     """Parse the course and add the problems of its embeds (missing or malformed results).
 
     Embeds are checked, not rendered: rendering is the site's job, once.
     """
-    return start_checking(root, strict_results=strict_results)()
+    return start_checking(root, syntax=syntax, strict_results=strict_results)()
 
 
-def start_checking(root: Path, *, strict_results: bool = False) -> Callable[[], Course]:
+def start_checking(
+    root: Path, *, syntax: SiteSyntax, strict_results: bool = False
+) -> Callable[[], Course]:
     """:func:`load_checked_course` in two steps: this call starts parsing the pages in worker
     processes (:mod:`tools.build.workers`) and returns, so the caller can load MkDocs meanwhile;
     the function it returns waits for the pages and finishes the check."""
@@ -40,7 +42,7 @@ def start_checking(root: Path, *, strict_results: bool = False) -> Callable[[], 
         return lambda: remembered[1]
     background = Background()
     try:
-        parsed = start_parsing(root, background=background)
+        parsed = start_parsing(root, syntax=syntax, background=background)
     except BaseException:
         background.close()
         raise

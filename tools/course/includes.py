@@ -3,7 +3,8 @@
 pymdownx.snippets resolves includes from the repository root, so without a rule a lesson could
 publish any file of the checkout (``.git/config`` included). Its own check reports one missing
 file per build, for one page, without the lesson's line. This module reads every include the way
-pymdownx.snippets does (same line patterns; nested includes in included files too) and reports,
+pymdownx.snippets does (its own line patterns, handed in as :class:`~tools.course.model.SiteSyntax`;
+nested includes in included files too) and reports,
 all in one run and with the lesson's file and line: a file outside the allowed folders (symbolic
 links are followed first), a missing file, and a missing section.
 """
@@ -13,9 +14,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from pymdownx.snippets import SnippetPreprocessor
-
-from tools.course.model import CourseError, Location
+from tools.course.model import CourseError, Location, SiteSyntax
 
 # Folders (relative to the repository root) whose files lessons may include. Add one here, with
 # the reason, only for a file a page truly needs to show.
@@ -25,31 +24,19 @@ _SECTION = re.compile(r"^(?P<path>.*?):(?P<name>[a-z][-_0-9a-z]*)$", re.IGNORECA
 _LINES = re.compile(r"^(?P<path>.*?)(?::-?[0-9]*){1,2}(?:,-?[0-9]*(?::-?[0-9]*)?)*$")
 
 
-def includes(lines: list[str]) -> list[tuple[int, str]]:
-    """``(0-based line, include target)`` for every include in ``lines``, as pymdownx reads them."""
-    out: list[tuple[int, str]] = []
-    block = False
-    for line0, line in enumerate(lines):
-        match = SnippetPreprocessor.RE_ALL_SNIPPETS.match(line)
-        if match and match.group("escape"):
-            continue
-        if match and match.group("block_marker"):
-            block = not block
-            continue
-        if match and match.group("inline_marker") and not block:
-            out.append((line0, match.group("snippet")[1:-1].strip()))
-        elif block and line.strip() and not line.strip().startswith(";"):
-            out.append((line0, line.strip()))
-    return [(line0, target) for line0, target in out if not target.startswith(";")]
-
-
 def check(
-    root: Path, path: str, lines: list[str], seen: frozenset[str] = frozenset()
+    root: Path,
+    path: str,
+    lines: list[str],
+    *,
+    syntax: SiteSyntax,
+    seen: frozenset[str] = frozenset(),
 ) -> list[CourseError]:
-    """Errors for the includes in file ``path`` (its ``lines``), following nested includes."""
+    """Errors for the includes in file ``path`` (its ``lines``), following nested includes;
+    ``syntax`` says which lines include a file (pymdownx.snippets' patterns on the site)."""
     errors: list[CourseError] = []
     allowed = [(root / folder).resolve() for folder in INCLUDE_ROOTS]
-    for line0, spec in includes(lines):
+    for line0, spec in syntax.includes(lines):
         at = Location(path, line0 + 1)
         file_part, section = _split(spec)
         if file_part.lower().startswith(("http://", "https://")):
@@ -70,7 +57,7 @@ def check(
         except UnicodeDecodeError:
             errors.append(CourseError(at, f"include {spec!r}: {file_part} is not UTF-8"))
             continue
-        if section and not _has_section(included, section):
+        if section and not syntax.has_section(included, section):
             errors.append(
                 CourseError(
                     at,
@@ -80,7 +67,7 @@ def check(
             )
         rel = file.relative_to(root.resolve()).as_posix()
         if rel not in seen:
-            errors += check(root, rel, included, seen | {path, rel})
+            errors += check(root, rel, included, syntax=syntax, seen=seen | {path, rel})
     return errors
 
 
@@ -93,12 +80,3 @@ def _split(spec: str) -> tuple[str, str | None]:
     if section:
         return section.group("path"), section.group("name")
     return spec, None
-
-
-def _has_section(lines: list[str], name: str) -> bool:
-    marks = {"start": False, "end": False}
-    for line in lines:
-        match = SnippetPreprocessor.RE_SNIPPET_SECTION.match(line) if "8<-" in line else None
-        if match and not match.group("escape") and match.group("name") == name:
-            marks[match.group("type").lower()] = True
-    return marks["start"] and marks["end"]

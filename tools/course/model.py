@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import ClassVar
 
@@ -255,6 +256,18 @@ class Page:
     @property
     def embeds(self) -> list[Embed]:
         return [b for _, b in self.blocks if isinstance(b, Embed)]
+
+
+@dataclass(frozen=True)
+class SiteSyntax:
+    """What the site's toolchain decides about the Markdown the parser checks, handed to the
+    parser by whoever runs it (:data:`tools.site.syntax.MKDOCS`): the course layer imports no
+    site generator."""
+
+    heading_id: Callable[[str, set[str]], str]  # a heading's plain text -> its unique id
+    urdu_heading_id: Callable[[str], str]  # an Urdu heading's text -> its slug ("" if none)
+    includes: Callable[[list[str]], list[tuple[int, str]]]  # lines -> (line, include target)
+    has_section: Callable[[list[str], str], bool]  # whether lines mark a named section
 
 
 @dataclass(frozen=True)

@@ -18,13 +18,11 @@ from dataclasses import replace
 from functools import cache
 from pathlib import Path
 
-from markdown.extensions.toc import slugify, unique
 from markdown_it import MarkdownIt
 from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
 from mdit_py_plugins.container import container_plugin
 from mdit_py_plugins.dollarmath import dollarmath_plugin
-from pymdownx import slugs
 
 from tools.build.workers import Background
 from tools.course.model import (
@@ -42,6 +40,7 @@ from tools.course.model import (
     Question,
     Quiz,
     Reference,
+    SiteSyntax,
     Span,
     normalize,
     script_lang,
@@ -134,16 +133,20 @@ class _Source:
         self.errors.append(CourseError(self.at(line0), message))
 
 
-def parse_course(root: Path, docs_dir: str = "docs") -> Course:
+def parse_course(root: Path, docs_dir: str = "docs", *, syntax: SiteSyntax) -> Course:
     """Parse every Markdown page under ``root/docs_dir`` and check the course-wide rules.
 
     ``root`` holds the course: its ``mkdocs.yml`` (settings, :mod:`tools.course.config`) and docs.
     """
-    return start_parsing(root, docs_dir)()
+    return start_parsing(root, docs_dir, syntax=syntax)()
 
 
 def start_parsing(
-    root: Path, docs_dir: str = "docs", *, background: Background | None = None
+    root: Path,
+    docs_dir: str = "docs",
+    *,
+    syntax: SiteSyntax,
+    background: Background | None = None,
 ) -> Callable[[], Course]:
     """Start parsing the course's pages, split among ``background``'s worker processes when one
     is given, and return the function that waits for them and checks the course-wide rules.
@@ -162,12 +165,12 @@ def start_parsing(
     languages = tuple(config.languages if config else LANGUAGES)
     files = [f.relative_to(root).as_posix() for f in sorted((root / docs_dir).rglob("*.md"))]
     if background is None:
-        done = parse_files(root, docs_dir, files, languages)
+        done = parse_files(root, docs_dir, files, languages, syntax)
         parts: list[Callable[[], list]] = [lambda: done]
     else:
         n = background.workers
         parts = [
-            background.submit(parse_files, root, docs_dir, files[i::n], languages).result
+            background.submit(parse_files, root, docs_dir, files[i::n], languages, syntax).result
             for i in range(n)
         ]
 
@@ -188,7 +191,7 @@ def start_parsing(
 
 
 def parse_files(
-    root: Path, docs_dir: str, files: list[str], languages: tuple[str, ...]
+    root: Path, docs_dir: str, files: list[str], languages: tuple[str, ...], syntax: SiteSyntax
 ) -> list[tuple[str, Page | None, list[CourseError]]]:
     """Each of ``files`` (paths from ``root``) read, parsed and its includes checked."""
     from tools.course import includes  # it reads other files
@@ -200,16 +203,22 @@ def parse_files(
             out.append((rel, None, [error]))
             continue
         docs_path = (root / rel).relative_to(root / docs_dir).as_posix()
-        page, page_errors = parse_page(rel, docs_path, text, languages=languages)
-        page_errors.extend(includes.check(root, rel, list(page.lines)))
+        page, page_errors = parse_page(rel, docs_path, text, languages=languages, syntax=syntax)
+        page_errors.extend(includes.check(root, rel, list(page.lines), syntax=syntax))
         out.append((rel, page, page_errors))
     return out
 
 
 def parse_page(
-    path: str, docs_path: str, text: str, *, languages: Iterable[str] = tuple(LANGUAGES)
+    path: str,
+    docs_path: str,
+    text: str,
+    *,
+    syntax: SiteSyntax,
+    languages: Iterable[str] = tuple(LANGUAGES),
 ) -> tuple[Page, list[CourseError]]:
-    """Parse one page. ``path`` names the file in messages; ``docs_path`` is its site path.
+    """Parse one page. ``path`` names the file in messages; ``docs_path`` is its site path;
+    ``syntax`` gives headings the ids the site will give them.
 
     The page records all that its renderers need (blocks with their lines, headings with their
     ids and script, its source lines), so nothing parses or reads it again.
@@ -241,7 +250,7 @@ def parse_page(
     _stray_separators(src, tokens)
     _unsafe_math(src, tokens)
     _invisible_characters(src, page)
-    page.headings = tuple(_headings(tokens))
+    page.headings = tuple(_headings(tokens, syntax))
     page.anchors = frozenset(h.anchor for h in page.headings) | _item_anchors(page)
     return page, sorted(src.errors, key=lambda e: e.location)
 
@@ -442,12 +451,13 @@ def _between_arabic_letters(line: str, index: int) -> bool:
 # --- anchors ----------------------------------------------------------------------------------
 
 
-def _headings(tokens: list[Token]) -> Iterator[Heading]:
+def _headings(tokens: list[Token], syntax: SiteSyntax) -> Iterator[Heading]:
     """Each heading with the id the built page has, and its script (for direction and font).
 
     ``given``: the author wrote the id (``{#id}``). Else an Urdu ``#`` heading gets an Urdu slug
     (the site writes it into the heading, since the toc's ASCII slug of Urdu is empty) and any
-    other heading the slug Python-Markdown's toc gives it. The site and the link check use these.
+    other heading the id the site's toc gives it (both from ``syntax``). The site and the link
+    check use these.
     """
     used: set[str] = set()
     for index, token in enumerate(tokens):
@@ -463,12 +473,12 @@ def _headings(tokens: list[Token]) -> Iterator[Heading]:
             used.add(explicit.group(1))
             anchor = explicit.group(1)
         elif script_lang(text) == "ur" and atx:
-            anchor = _unique_slug(_urdu_slug(text.strip(), "-") or "section", used)
+            anchor = _unique_slug(syntax.urdu_heading_id(text.strip()) or "section", used)
         else:
             plain = "".join(
                 c.content for c in inline.children or [] if c.type in ("text", "code_inline")
             )
-            anchor = unique(slugify(plain, "-"), used)
+            anchor = syntax.heading_id(plain, used)
         yield Heading(
             line=token.map[0],
             level=int(token.tag[1]),
@@ -478,11 +488,6 @@ def _headings(tokens: list[Token]) -> Iterator[Heading]:
             atx=atx,
             top_level=token.level == 0,
         )
-
-
-# Urdu headings get the slug pymdownx.slugs gives (Unicode words kept, NFC, lower case): the
-# site's toc keeps its default ASCII slugify for every other heading, whose anchors learners have.
-_urdu_slug = slugs.slugify(case="lower", normalize="NFC")
 
 
 def _unique_slug(slug: str, used: set[str]) -> str:

@@ -59,6 +59,7 @@ from tools.render import safe_html
 from tools.site import offline, review
 from tools.site import pages as site_pages
 from tools.site.pages import PageBlock
+from tools.site.syntax import MKDOCS
 
 
 class SiteBuild:
@@ -69,7 +70,7 @@ class SiteBuild:
         self.strict_results = buildinfo.strict_results()
         self.memo = BuildMemo(self.root / ".cache" / "build" / "memo.json")
         self.course = course_check.load_checked_course(
-            self.root, strict_results=self.strict_results
+            self.root, syntax=MKDOCS, strict_results=self.strict_results
         )
         if self.course.errors:
             raise PluginError(

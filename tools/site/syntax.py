@@ -1,0 +1,69 @@
+"""What the site's toolchain decides about the Markdown the course parser checks: the id a
+heading gets, and which lines include a file.
+
+The parser (:mod:`tools.course.parser`) checks every link and include with file and line before
+the site is built, so it must read them as the site will; it imports no site generator, and is
+handed :data:`MKDOCS` instead by whoever runs it (the CLI, the hook, the tests).
+
+- Headings: Python-Markdown's toc gives each heading an ASCII slug, made unique on its page.
+  An Urdu ``#`` heading gets the slug pymdownx.slugs gives (Unicode words kept, NFC, lower
+  case), which the site writes into the heading, since the toc's ASCII slug of Urdu is empty;
+  the site's toc keeps its default slugify for every other heading, whose anchors learners have.
+- Includes: pymdownx.snippets' own line patterns, so the check and the site read the same
+  includes.
+"""
+
+from __future__ import annotations
+
+from markdown.extensions.toc import slugify, unique
+from pymdownx import slugs
+from pymdownx.snippets import SnippetPreprocessor
+
+from tools.course.model import SiteSyntax
+
+_urdu_slug = slugs.slugify(case="lower", normalize="NFC")
+
+
+def heading_id(text: str, used: set[str]) -> str:
+    """The toc's id of a heading whose plain text is ``text``, unique among ``used``."""
+    return unique(slugify(text, "-"), used)
+
+
+def urdu_heading_id(text: str) -> str:
+    return _urdu_slug(text, "-")
+
+
+def includes(lines: list[str]) -> list[tuple[int, str]]:
+    """``(0-based line, include target)`` for every include in ``lines``, as pymdownx reads them."""
+    out: list[tuple[int, str]] = []
+    block = False
+    for line0, line in enumerate(lines):
+        match = SnippetPreprocessor.RE_ALL_SNIPPETS.match(line)
+        if match and match.group("escape"):
+            continue
+        if match and match.group("block_marker"):
+            block = not block
+            continue
+        if match and match.group("inline_marker") and not block:
+            out.append((line0, match.group("snippet")[1:-1].strip()))
+        elif block and line.strip() and not line.strip().startswith(";"):
+            out.append((line0, line.strip()))
+    return [(line0, target) for line0, target in out if not target.startswith(";")]
+
+
+def has_section(lines: list[str], name: str) -> bool:
+    """Whether ``lines`` mark section ``name`` with both a start and an end line."""
+    marks = {"start": False, "end": False}
+    for line in lines:
+        match = SnippetPreprocessor.RE_SNIPPET_SECTION.match(line) if "8<-" in line else None
+        if match and not match.group("escape") and match.group("name") == name:
+            marks[match.group("type").lower()] = True
+    return marks["start"] and marks["end"]
+
+
+MKDOCS = SiteSyntax(
+    heading_id=heading_id,
+    urdu_heading_id=urdu_heading_id,
+    includes=includes,
+    has_section=has_section,
+)

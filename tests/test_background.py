@@ -3,6 +3,7 @@ reach the build, and it is not used where forking would not help or would not be
 
 from __future__ import annotations
 
+import itertools
 import os
 import threading
 
@@ -92,3 +93,38 @@ def test_a_job_named_module_function_runs_there(jobs, monkeypatch, fork):
     assert jobs.submit("os.path:join", "a", "b").result(timeout=60) == os.path.join("a", "b")
     with pytest.raises(AttributeError):
         jobs.submit("os.path:no_such_function").result(timeout=60)
+
+
+def busy_interval(seconds: float) -> tuple[float, float]:
+    """When this job ran (a worker's clock is the machine's)."""
+    import time
+
+    start = time.monotonic()
+    time.sleep(seconds)
+    return start, time.monotonic()
+
+
+def _overlaps(intervals: list[tuple[float, float]]) -> bool:
+    ordered = sorted(intervals)
+    return any(later[0] < earlier[1] for earlier, later in itertools.pairwise(ordered))
+
+
+@pytest.mark.parametrize("at_once", [1, 2])
+def test_a_limit_runs_that_many_jobs_at_a_time(jobs, monkeypatch, at_once):
+    monkeypatch.setattr(background, "_may_fork", lambda: True)
+    jobs.submit(sum, []).result(timeout=60)  # both workers started before the timing
+    jobs.submit(sum, []).result(timeout=60)
+    jobs.limit(at_once)
+    futures = [jobs.submit(busy_interval, 0.3) for _ in range(4)]
+    intervals = [future.result(timeout=60) for future in futures]
+    assert _overlaps(intervals) == (at_once > 1)
+
+
+def test_a_build_has_one_pool_which_its_steps_share():
+    with background.build_pool() as outer:
+        with background.build_pool() as inner:  # the hook inside the CLI's build
+            assert inner is outer
+        assert background._this_build is outer  # still open: the outer build closes it
+    assert background._this_build is None
+    with background.build_pool() as later:
+        assert later is not outer

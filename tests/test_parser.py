@@ -370,18 +370,19 @@ def test_unclosed_container_is_an_error(name):
     )
 
 
-def test_pages_parsed_in_worker_processes_make_the_same_course(tmp_path):
+def test_pages_parsed_in_worker_processes_make_the_same_course(tmp_path, monkeypatch):
     """The build parses pages on both cores (tools.build.workers); problems cross processes too."""
     import pickle
 
     from tools.build.buildinfo import ROOT
     from tools.build.workers import Background
-    from tools.course.parser import start_parsing
+    from tools.course import check
 
     serial = parse_course(ROOT, syntax=MKDOCS)
+    monkeypatch.setattr(check, "_remembered", {})  # parse again, not a course checked before
     background = Background()
     try:
-        parallel = start_parsing(ROOT, background=background, syntax=MKDOCS)()
+        parallel = check.start_checking(ROOT, syntax=MKDOCS, workers=background)()
     finally:
         background.close()
     assert [p.path for p in parallel.pages] == [p.path for p in serial.pages]

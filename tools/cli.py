@@ -23,7 +23,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import NoReturn
 
-from tools.build import buildinfo
+from tools.build import buildinfo, workers
 from tools.build import stamp as build_stamp
 from tools.course import check as course_check
 from tools.site import mkdocs_build
@@ -33,9 +33,11 @@ ROOT = buildinfo.ROOT
 
 
 def _checked(root: Path, strict_results: bool = False):
-    return _without_problems(
-        course_check.load_checked_course(root, syntax=MKDOCS, strict_results=strict_results)
-    )
+    with workers.build_pool() as pool:
+        course = course_check.load_checked_course(
+            root, syntax=MKDOCS, strict_results=strict_results, workers=pool
+        )
+    return _without_problems(course)
 
 
 def _without_problems(course):
@@ -88,8 +90,10 @@ def build_site(site_dir: Path, *, root: Path = ROOT, strict_results: bool = Fals
     if build_stamp.up_to_date(root, site_dir, inputs):
         print(f"{site_dir} is up to date: nothing it is built from changed since it was built")
         return
-    checked = course_check.start_checking(root, syntax=MKDOCS, strict_results=strict_results)
-    with _terminate_as_exit():
+    with _terminate_as_exit(), workers.build_pool() as pool:  # the build's one worker pool
+        checked = course_check.start_checking(
+            root, syntax=MKDOCS, strict_results=strict_results, workers=pool
+        )
         _remove_abandoned_staging(site_dir.parent)
         staging = Path(tempfile.mkdtemp(prefix=f".site-{os.getpid()}-", dir=site_dir.parent))
         old = staging.with_name(staging.name + "-old")

@@ -1,13 +1,15 @@
-"""Work a build hands to a second process, so it runs while MkDocs renders pages in this one.
+"""The worker processes of a build: one pool per build, so work runs while MkDocs renders pages
+in this process.
 
-MkDocs builds on one core. The course's pages are parsed by two workers while MkDocs loads
-(:func:`tools.course.parser.start_parsing`), when this process has little else to do. Some of the
-hook's work needs none of MkDocs' results and is needed only when the build ends: the deck
-(read from :mod:`tools.anki.deck_cache` or built), the review page's data, the search entries of
-cards and questions, and the scans of every page for script and for remote loads. It goes to
-one worker, forked from the build so it starts at once with everything imported, and runs on
-the second core while MkDocs renders on the first (a second worker would take CPU from MkDocs;
-``tests/perf/bench_scale.py`` times the build); the build collects the results in
+MkDocs builds on one core. A build makes one pool (:func:`build_pool`: the CLI's build, or the
+hook's when MkDocs runs on its own) and decides what runs there: the course's pages are parsed
+by both workers while MkDocs loads (:func:`tools.course.check.start_checking`), when this
+process has little else to do. Some of the hook's work needs none of MkDocs' results and is
+needed only when the build ends: the deck (read from :mod:`tools.anki.deck_cache` or built),
+the review page's data, the search entries of cards and questions, and the scans of every page
+for script and for remote loads. The hook runs it one job at a time (:meth:`Background.limit`),
+on the second core while MkDocs renders on the first (a second busy worker would take CPU from
+MkDocs; ``tests/perf/bench_scale.py`` times the build); the build collects the results in
 ``on_post_build`` and fails there if a job failed or a scan found something, before anything
 is published.
 
@@ -18,12 +20,14 @@ server) can leave the child holding a lock no thread will release.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import multiprocessing
 import os
 import threading
-from collections.abc import Callable
-from concurrent.futures import Executor, Future, ProcessPoolExecutor
+from collections import deque
+from collections.abc import Callable, Iterator
+from concurrent.futures import CancelledError, Executor, Future, ProcessPoolExecutor
 from typing import Any
 
 WORKERS = 2
@@ -35,8 +39,16 @@ class Background:
 
     def __init__(self, workers: int = WORKERS) -> None:
         self.workers = workers
+        self.at_once = workers  # the most jobs that run at one time (:meth:`limit`)
         self._pool: Executor | None = None
         self._batch: list[tuple[Future, Callable[..., Any], tuple, dict[str, Any]]] = []
+        self._waiting: deque[tuple[Future, Callable[..., Any], tuple, dict[str, Any]]] = deque()
+        self._running = 0
+        self._lock = threading.Lock()  # the pool settles jobs in a thread of its own
+
+    def limit(self, at_once: int) -> None:
+        """From now on run at most ``at_once`` jobs at a time; the others wait their turn."""
+        self.at_once = at_once
 
     def submit(self, fn: Callable[..., Any] | str, /, *args: Any, **kwargs: Any) -> Future:
         """Run ``fn(*args, **kwargs)`` in a worker. ``fn`` may be named, ``"module:function"``:
@@ -49,7 +61,39 @@ class Background:
                 return _done(fn, *args, **kwargs)
             fork = multiprocessing.get_context("fork")
             self._pool = ProcessPoolExecutor(self.workers, mp_context=fork)
-        return self._pool.submit(fn, *args, **kwargs)
+        future: Future = Future()
+        with self._lock:
+            self._waiting.append((future, fn, args, kwargs))
+        self._start_waiting()
+        return future
+
+    def _start_waiting(self) -> None:
+        """Hand waiting jobs to the pool while fewer than :attr:`at_once` of them run."""
+        while True:
+            with self._lock:
+                if self._pool is None or not self._waiting or self._running >= self.at_once:
+                    return
+                future, fn, args, kwargs = self._waiting.popleft()
+                self._running += 1
+                pool = self._pool
+            try:
+                job = pool.submit(fn, *args, **kwargs)
+            except RuntimeError:  # closed meanwhile
+                future.cancel()
+                return
+            job.add_done_callback(lambda job, future=future: self._finished(job, future))
+
+    def _finished(self, job: Future, future: Future) -> None:
+        with self._lock:
+            self._running -= 1
+        if future.set_running_or_notify_cancel():
+            if job.cancelled():
+                future.set_exception(CancelledError())
+            elif job.exception() is not None:
+                future.set_exception(job.exception())
+            else:
+                future.set_result(job.result())
+        self._start_waiting()
 
     def submit_small(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future:
         """:meth:`submit` for a small job (a page's scan): such jobs go to the workers
@@ -85,12 +129,37 @@ class Background:
         job.add_done_callback(settle)
 
     def close(self) -> None:
-        for future, *_ in self._batch:
+        with self._lock:
+            waiting = [future for future, *_ in (*self._batch, *self._waiting)]
+            self._batch.clear()
+            self._waiting.clear()
+            pool, self._pool = self._pool, None
+        for future in waiting:
             future.cancel()
-        self._batch.clear()
-        if self._pool is not None:
-            self._pool.shutdown(cancel_futures=True)
-            self._pool = None
+        if pool is not None:
+            pool.shutdown(cancel_futures=True)
+
+
+_this_build: Background | None = None
+
+
+@contextlib.contextmanager
+def build_pool() -> Iterator[Background]:
+    """The worker pool of the build running in this process, closed when that build ends.
+
+    The first caller makes it (the CLI's build, or the hook when MkDocs runs on its own); a
+    caller inside that build (the hook under the CLI) is handed the same pool.
+    """
+    global _this_build
+    if _this_build is not None:
+        yield _this_build
+        return
+    pool = _this_build = Background()
+    try:
+        yield pool
+    finally:
+        _this_build = None
+        pool.close()
 
 
 def _may_fork() -> bool:

@@ -3,8 +3,9 @@
 ``check``, ``deck`` and the MkDocs hook all start here, so they report the same problems. A
 build parses the course once: when the CLI runs MkDocs in its own process, the hook gets the
 course the CLI already checked (:func:`load_checked_course` remembers it while the sources stay
-as they were), and ``mkdocs serve`` re-parses only after an edit. The pages are parsed in worker
-processes, both cores at once; the CLI loads MkDocs meanwhile (:func:`start_checking`).
+as they were), and ``mkdocs serve`` re-parses only after an edit. Given the build's worker
+processes (:mod:`tools.build.workers`), the pages are parsed there, split among them, while the
+CLI loads MkDocs (:func:`start_checking`).
 """
 
 from __future__ import annotations
@@ -14,44 +15,57 @@ from collections.abc import Callable
 from pathlib import Path
 
 from tools.build.workers import Background
+from tools.course import parser
 from tools.course.model import Course, CourseError, SiteSyntax
-from tools.course.parser import start_parsing
 
 _TEXT = {".md", ".yml", ".yaml", ".json", ".py", ".txt", ".csv"}
 _remembered: dict[tuple[Path, bool], tuple[tuple, Course]] = {}
 
 
-def load_checked_course(root: Path, *, syntax: SiteSyntax, strict_results: bool = False) -> Course:
+def load_checked_course(
+    root: Path,
+    *,
+    syntax: SiteSyntax,
+    strict_results: bool = False,
+    workers: Background | None = None,
+) -> Course:
     """Parse the course and add the problems of its embeds (missing or malformed results).
 
     Embeds are checked, not rendered: rendering is the site's job, once.
     """
-    return start_checking(root, syntax=syntax, strict_results=strict_results)()
+    return start_checking(root, syntax=syntax, strict_results=strict_results, workers=workers)()
 
 
 def start_checking(
-    root: Path, *, syntax: SiteSyntax, strict_results: bool = False
+    root: Path,
+    *,
+    syntax: SiteSyntax,
+    strict_results: bool = False,
+    workers: Background | None = None,
 ) -> Callable[[], Course]:
-    """:func:`load_checked_course` in two steps: this call starts parsing the pages in worker
-    processes (:mod:`tools.build.workers`) and returns, so the caller can load MkDocs meanwhile;
-    the function it returns waits for the pages and finishes the check."""
+    """:func:`load_checked_course` in two steps: this call starts parsing the pages, split
+    among the build's ``workers`` when it has them, and returns, so the caller can load MkDocs
+    meanwhile; the function it returns waits for the pages and finishes the check."""
     key = (root.resolve(), strict_results)
     stamp = _sources_stamp(root)
     remembered = _remembered.get(key)
     if remembered and remembered[0] == stamp:
         return lambda: remembered[1]
-    background = Background()
-    try:
-        parsed = start_parsing(root, syntax=syntax, background=background)
-    except BaseException:
-        background.close()
-        raise
+    sources = parser.course_sources(root)
+    files, languages = list(sources.files), sources.languages
+    if workers is None:
+        done = parser.parse_files(root, "docs", files, languages, syntax)
+        parts: list[Callable[[], list]] = [lambda: done]
+    else:
+        n = workers.workers
+        parts = [
+            workers.submit(parser.parse_files, root, "docs", files[i::n], languages, syntax).result
+            for i in range(n)
+        ]
 
     def finish() -> Course:
-        try:
-            course = parsed()
-        finally:
-            background.close()
+        parsed = (row for part in parts for row in part())
+        course = parser.assemble(root, "docs", sources, parsed)
         _check_embeds(course, root, strict_results)
         _remembered[key] = (stamp, course)
         return course

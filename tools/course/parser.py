@@ -13,8 +13,8 @@ import re
 import shlex
 import textwrap
 import unicodedata
-from collections.abc import Callable, Iterable, Iterator
-from dataclasses import replace
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, replace
 from functools import cache
 from pathlib import Path
 
@@ -24,13 +24,13 @@ from markdown_it.token import Token
 from mdit_py_plugins.container import container_plugin
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 
-from tools.build.workers import Background
 from tools.course.model import (
     LANGUAGES,
     Card,
     CardGroup,
     ConsoleExample,
     Course,
+    CourseConfig,
     CourseError,
     Embed,
     Heading,
@@ -137,57 +137,62 @@ def parse_course(root: Path, docs_dir: str = "docs", *, syntax: SiteSyntax) -> C
     """Parse every Markdown page under ``root/docs_dir`` and check the course-wide rules.
 
     ``root`` holds the course: its ``mkdocs.yml`` (settings, :mod:`tools.course.config`) and docs.
+    A build that parses in worker processes calls the three steps itself
+    (:func:`tools.course.check.start_checking`): pages parse independently.
     """
-    return start_parsing(root, docs_dir, syntax=syntax)()
+    sources = course_sources(root, docs_dir)
+    parsed = parse_files(root, docs_dir, list(sources.files), sources.languages, syntax)
+    return assemble(root, docs_dir, sources, parsed)
 
 
-def start_parsing(
-    root: Path,
-    docs_dir: str = "docs",
-    *,
-    syntax: SiteSyntax,
-    background: Background | None = None,
-) -> Callable[[], Course]:
-    """Start parsing the course's pages, split among ``background``'s worker processes when one
-    is given, and return the function that waits for them and checks the course-wide rules.
+@dataclass(frozen=True)
+class Sources:
+    """What a parse starts from: the course's settings (None when they have errors, which are
+    in ``errors``), its Markdown files (paths from the root) and its quizzes' languages."""
 
-    Pages parse independently, so a build parses them on both cores while MkDocs loads.
-    """
-    from tools.course import config as course_config  # they read other files
-    from tools.course import links
+    config: CourseConfig | None
+    errors: tuple[CourseError, ...]
+    files: tuple[str, ...]
+    languages: tuple[str, ...]
 
-    errors: list[CourseError] = []
+
+def course_sources(root: Path, docs_dir: str = "docs") -> Sources:
+    from tools.course import config as course_config  # it reads another file
+
+    errors: tuple[CourseError, ...] = ()
     try:
-        config = course_config.load(root)
+        config: CourseConfig | None = course_config.load(root)
     except CourseError as exc:
-        config = None
-        errors.append(exc)
+        config, errors = None, (exc,)
     languages = tuple(config.languages if config else LANGUAGES)
-    files = [f.relative_to(root).as_posix() for f in sorted((root / docs_dir).rglob("*.md"))]
-    if background is None:
-        done = parse_files(root, docs_dir, files, languages, syntax)
-        parts: list[Callable[[], list]] = [lambda: done]
-    else:
-        n = background.workers
-        parts = [
-            background.submit(parse_files, root, docs_dir, files[i::n], languages, syntax).result
-            for i in range(n)
-        ]
+    files = tuple(f.relative_to(root).as_posix() for f in sorted((root / docs_dir).rglob("*.md")))
+    return Sources(config, errors, files, languages)
 
-    def finish() -> Course:
-        parsed = {path: found for part in parts for path, *found in part()}
-        pages: list[Page] = []
-        for path in files:
-            page, page_errors = parsed[path]
-            if page is not None:
-                pages.append(page)
-            errors.extend(page_errors)
-        errors.extend(_duplicate_ids(pages))
-        deck_file = config.deck_file if config else None
-        errors.extend(links.check(pages, root / docs_dir, deck_file=deck_file))
-        return Course(pages=pages, errors=sorted(errors, key=lambda e: e.location), config=config)
 
-    return finish
+def assemble(
+    root: Path,
+    docs_dir: str,
+    sources: Sources,
+    parsed: Iterable[tuple[str, Page | None, list[CourseError]]],
+) -> Course:
+    """The course from its parsed files (:func:`parse_files`, in any order and any number of
+    parts), with the course-wide rules checked: unique ids, links that resolve."""
+    from tools.course import links  # it reads other files
+
+    found = {path: rest for path, *rest in parsed}
+    errors = list(sources.errors)
+    pages: list[Page] = []
+    for path in sources.files:
+        page, page_errors = found[path]
+        if page is not None:
+            pages.append(page)
+        errors.extend(page_errors)
+    errors.extend(_duplicate_ids(pages))
+    deck_file = sources.config.deck_file if sources.config else None
+    errors.extend(links.check(pages, root / docs_dir, deck_file=deck_file))
+    return Course(
+        pages=pages, errors=sorted(errors, key=lambda e: e.location), config=sources.config
+    )
 
 
 def parse_files(

@@ -33,6 +33,7 @@ The course is the folder of the ``mkdocs.yml`` being built, so another course wi
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 from collections.abc import Callable
@@ -50,9 +51,8 @@ from mkdocs.utils.templates import TemplateContext
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # MkDocs loads hooks by path
 
-from tools.build import buildinfo
+from tools.build import buildinfo, workers
 from tools.build.memo import MISSING, BuildMemo
-from tools.build.workers import Background
 from tools.course import check as course_check
 from tools.course import notes
 from tools.render import safe_html
@@ -69,19 +69,26 @@ class SiteBuild:
         self.root = Path(config.config_file_path).resolve().parent
         self.strict_results = buildinfo.strict_results()
         self.memo = BuildMemo(self.root / ".cache" / "build" / "memo.json")
-        self.course = course_check.load_checked_course(
-            self.root, syntax=MKDOCS, strict_results=self.strict_results
-        )
+        self.blocks: dict[str, list[PageBlock]] = {}  # page -> its blocks, until they are in place
+        self.search_entries: dict[str, list[dict[str, str]]] = {}  # page URL -> its items' entries
+        # Background jobs, and what to do with each result once the pages are built.
+        self.pending: list[tuple[Future, Callable[[Any], None]]] = []
+        self._pool = contextlib.ExitStack()
+        self.background = self._pool.enter_context(workers.build_pool())  # the CLI's, if any
+        try:
+            self.course = course_check.load_checked_course(
+                self.root, syntax=MKDOCS, strict_results=self.strict_results, workers=self.background
+            )
+        except BaseException:
+            self.close()
+            raise
         if self.course.errors:
+            self.close()
             raise PluginError(
                 "the course sources have problems:\n" + course_check.report(self.course)
             )
         self.items = notes.note_items(self.course)  # the deck's and the review page's notes
-        self.blocks: dict[str, list[PageBlock]] = {}  # page -> its blocks, until they are in place
-        self.search_entries: dict[str, list[dict[str, str]]] = {}  # page URL -> its items' entries
-        self.background = Background(workers=1)  # the second core; MkDocs keeps the first busy
-        # Background jobs, and what to do with each result once the pages are built.
-        self.pending: list[tuple[Future, Callable[[Any], None]]] = []
+        self.background.limit(1)  # the second core; MkDocs keeps the first busy
 
     def configure(self, config: MkDocsConfig) -> None:
         if str(buildinfo.ROOT) not in sys.path:  # MkDocs put sys.path back after loading this
@@ -226,7 +233,7 @@ class SiteBuild:
         ]
 
     def close(self) -> None:
-        self.background.close()
+        self._pool.close()
 
 
 _build: SiteBuild | None = None  # the build under way: made by on_config, dropped at its end

@@ -95,16 +95,16 @@ def test_a_job_named_module_function_runs_there(jobs, monkeypatch, fork):
         jobs.submit("os.path:no_such_function").result(timeout=60)
 
 
-def busy_interval(seconds: float) -> tuple[float, float]:
-    """When this job ran (a worker's clock is the machine's)."""
+def busy_interval(seconds: float) -> tuple[float, float, int]:
+    """When this job ran (a worker's clock is the machine's), and in which process."""
     import time
 
     start = time.monotonic()
     time.sleep(seconds)
-    return start, time.monotonic()
+    return start, time.monotonic(), os.getpid()
 
 
-def _overlaps(intervals: list[tuple[float, float]]) -> bool:
+def _overlaps(intervals: list[tuple[float, float, int]]) -> bool:
     ordered = sorted(intervals)
     return any(later[0] < earlier[1] for earlier, later in itertools.pairwise(ordered))
 
@@ -118,6 +118,7 @@ def test_a_limit_runs_that_many_jobs_at_a_time(jobs, monkeypatch, at_once):
     futures = [jobs.submit(busy_interval, 0.3) for _ in range(4)]
     intervals = [future.result(timeout=60) for future in futures]
     assert _overlaps(intervals) == (at_once > 1)
+    assert len({pid for *_, pid in intervals}) == at_once  # kept to that many workers
 
 
 def test_a_build_has_one_pool_which_its_steps_share():

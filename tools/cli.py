@@ -1,7 +1,10 @@
-"""``python -m tools build|deck|check|serve|test``: the maintainer's and author's entry points.
+"""``python -m tools build|check|deck|serve|test|vendor``: the maintainer's and author's entry
+points.
 
 Each command is a small function; ``main`` only dispatches. ``build`` never measures: it renders
-the committed benchmark results (see ``tests/test_benchmarks*.py`` for how they are made).
+the committed benchmark results (see ``tests/test_benchmarks*.py`` for how they are made), and it
+runs MkDocs in this process (:mod:`tools.site.mkdocs_build`). ``vendor`` refreshes the site's
+vendored browser code (:mod:`tools.site.vendor`).
 ``--course DIR`` points ``check``, ``deck`` and ``build`` at another course (a folder with its
 own ``mkdocs.yml`` and ``docs/``); the default is this repository's course.
 """
@@ -90,6 +93,10 @@ def build_site(site_dir: Path, *, root: Path = ROOT, strict_results: bool = Fals
     if build_stamp.up_to_date(root, site_dir, inputs):
         print(f"{site_dir} is up to date: nothing it is built from changed since it was built")
         return
+    # The hook's background jobs run these modules: imported before the pool's workers fork,
+    # they start with them (this process imports them anyway, when MkDocs loads the hook).
+    from tools.site import offline, pages, review  # noqa: F401
+
     with _terminate_as_exit(), workers.build_pool() as pool:  # the build's one worker pool
         checked = course_check.start_checking(
             root, syntax=MKDOCS, strict_results=strict_results, workers=pool

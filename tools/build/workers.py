@@ -7,8 +7,8 @@ by both workers while MkDocs loads (:func:`tools.course.check.start_checking`), 
 process has little else to do. Some of the hook's work needs none of MkDocs' results and is
 needed only when the build ends: the deck (read from :mod:`tools.anki.deck_cache` or built),
 the review page's data, the search entries of cards and questions, and the scans of every page
-for script and for remote loads. The hook runs it one job at a time (:meth:`Background.limit`),
-on the second core while MkDocs renders on the first (a second busy worker would take CPU from
+for script and for remote loads. The hook runs it in one worker, one job at a time
+(:meth:`Background.limit`), on the second core while MkDocs renders on the first (a second busy worker would take CPU from
 MkDocs; ``tests/perf/bench_scale.py`` times the build); the build collects the results in
 ``on_post_build`` and fails there if a job failed or a scan found something, before anything
 is published.
@@ -25,9 +25,8 @@ import importlib
 import multiprocessing
 import os
 import threading
-from collections import deque
 from collections.abc import Callable, Iterator
-from concurrent.futures import CancelledError, Executor, Future, ProcessPoolExecutor
+from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from typing import Any
 
 WORKERS = 2
@@ -35,19 +34,22 @@ BATCH = 16  # small jobs sent to a worker as one: each job sent costs this proce
 
 
 class Background:
-    """Worker processes, started on the first job and stopped by :meth:`close`."""
+    """Worker processes, each started on its first job and all stopped by :meth:`close`.
+
+    Each worker has its own queue (a one-process executor), so jobs can be kept to fewer workers
+    than there are (:meth:`limit`): those jobs then share one worker's imports and caches.
+    """
 
     def __init__(self, workers: int = WORKERS) -> None:
         self.workers = workers
-        self.at_once = workers  # the most jobs that run at one time (:meth:`limit`)
-        self._pool: Executor | None = None
+        self.at_once = workers  # the workers jobs go to from now on (:meth:`limit`)
+        self._lanes: list[Executor | None] = [None] * workers
+        self._sent = 0
+        self._forks: bool | None = None  # whether forking is safe, decided at the first job
         self._batch: list[tuple[Future, Callable[..., Any], tuple, dict[str, Any]]] = []
-        self._waiting: deque[tuple[Future, Callable[..., Any], tuple, dict[str, Any]]] = deque()
-        self._running = 0
-        self._lock = threading.Lock()  # the pool settles jobs in a thread of its own
 
     def limit(self, at_once: int) -> None:
-        """From now on run at most ``at_once`` jobs at a time; the others wait their turn."""
+        """From now on send jobs to the first ``at_once`` workers only, one job at a time each."""
         self.at_once = at_once
 
     def submit(self, fn: Callable[..., Any] | str, /, *args: Any, **kwargs: Any) -> Future:
@@ -56,44 +58,17 @@ class Background:
         in no other process)."""
         if isinstance(fn, str):
             args, fn = (fn, *args), _call_named
-        if self._pool is None:
-            if not _may_fork():  # checked before the pool starts its own thread
-                return _done(fn, *args, **kwargs)
+        if self._forks is None:
+            self._forks = _may_fork()  # checked before a worker's executor starts its thread
+        if not self._forks:
+            return _done(fn, *args, **kwargs)
+        lane = self._sent % self.at_once
+        self._sent += 1
+        executor = self._lanes[lane]
+        if executor is None:
             fork = multiprocessing.get_context("fork")
-            self._pool = ProcessPoolExecutor(self.workers, mp_context=fork)
-        future: Future = Future()
-        with self._lock:
-            self._waiting.append((future, fn, args, kwargs))
-        self._start_waiting()
-        return future
-
-    def _start_waiting(self) -> None:
-        """Hand waiting jobs to the pool while fewer than :attr:`at_once` of them run."""
-        while True:
-            with self._lock:
-                if self._pool is None or not self._waiting or self._running >= self.at_once:
-                    return
-                future, fn, args, kwargs = self._waiting.popleft()
-                self._running += 1
-                pool = self._pool
-            try:
-                job = pool.submit(fn, *args, **kwargs)
-            except RuntimeError:  # closed meanwhile
-                future.cancel()
-                return
-            job.add_done_callback(lambda job, future=future: self._finished(job, future))
-
-    def _finished(self, job: Future, future: Future) -> None:
-        with self._lock:
-            self._running -= 1
-        if future.set_running_or_notify_cancel():
-            if job.cancelled():
-                future.set_exception(CancelledError())
-            elif job.exception() is not None:
-                future.set_exception(job.exception())
-            else:
-                future.set_result(job.result())
-        self._start_waiting()
+            executor = self._lanes[lane] = ProcessPoolExecutor(1, mp_context=fork)
+        return executor.submit(fn, *args, **kwargs)
 
     def submit_small(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future:
         """:meth:`submit` for a small job (a page's scan): such jobs go to the workers
@@ -129,15 +104,13 @@ class Background:
         job.add_done_callback(settle)
 
     def close(self) -> None:
-        with self._lock:
-            waiting = [future for future, *_ in (*self._batch, *self._waiting)]
-            self._batch.clear()
-            self._waiting.clear()
-            pool, self._pool = self._pool, None
-        for future in waiting:
+        for future, *_ in self._batch:
             future.cancel()
-        if pool is not None:
-            pool.shutdown(cancel_futures=True)
+        self._batch.clear()
+        lanes, self._lanes = self._lanes, [None] * self.workers
+        for executor in lanes:
+            if executor is not None:
+                executor.shutdown(cancel_futures=True)
 
 
 _this_build: Background | None = None

@@ -90,3 +90,14 @@ def test_a_memo_that_cannot_be_written_costs_only_time(tmp_path: Path):
     memo = BuildMemo(blocked / "memo.json")
     assert memo.get("page", ("x",), lambda: 1) == 1
     memo.save()  # no exception: the next build computes again
+
+
+def test_cache_keys_keep_their_parts_apart_and_carry_the_cache_format(monkeypatch):
+    from tools.build import digest
+    from tools.build.digest import Digest
+
+    assert Digest("ab", "c").hexdigest() != Digest("a", "bc").hexdigest()
+    assert Digest().data(b"a").data(b"b").hexdigest() != Digest().data(b"ab").hexdigest()
+    before = Digest("x").hexdigest()
+    monkeypatch.setattr(digest, "CACHE_FORMAT", digest.CACHE_FORMAT + 1)
+    assert Digest("x").hexdigest() != before  # a new format drops every cache

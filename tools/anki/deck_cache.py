@@ -11,16 +11,15 @@ Any change to any input gives a new key, and a cached file that cannot be read i
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 from pathlib import Path
 
 from tools.anki import deck, note_dates
 from tools.build import buildinfo
+from tools.build.digest import Digest
 from tools.course.model import Course
 from tools.course.notes import NoteItem
 
-FORMAT = 1  # bump when the key's meaning changes
 KEEP = 4  # decks kept in the cache (a few recent versions, not all history)
 
 
@@ -44,24 +43,21 @@ def _path(root: Path, key: str) -> Path:
 
 
 def _key(course: Course, items: list[NoteItem], times: dict[str, int], timestamp: int) -> str:
-    digest = hashlib.sha256()
-    config = course.config
-    header = [FORMAT, timestamp, repr(config), buildinfo.engine_digest(), _media_digest()]
-    header += buildinfo.installed_distributions()  # genanki's version shapes the bytes
-    digest.update(json.dumps(header).encode())
+    digest = Digest(str(timestamp), repr(course.config), buildinfo.engine_digest(), _media_digest())
+    digest.text(*buildinfo.installed_distributions())  # genanki's version shapes the bytes
     for entry in items:
         row = [entry.guid, entry.deck_name, entry.item.digest, times[entry.guid]]
         row += [entry.page.docs_path, entry.page.title]
-        digest.update(json.dumps(row, ensure_ascii=False).encode() + b"\n")
-    return digest.hexdigest()[:32]
+        digest.text(json.dumps(row, ensure_ascii=False))
+    return digest.hexdigest(32)
 
 
 def _media_digest() -> str:
     """Hash of the files the deck packs besides its notes (the Urdu font and its licence)."""
-    digest = hashlib.sha256()
+    digest = Digest()
     for name, source in sorted(deck.DECK_MEDIA.items()):
         with contextlib.suppress(OSError):
-            digest.update(name.encode() + b"\0" + (deck.FONTS / source).read_bytes())
+            digest.text(name).data((deck.FONTS / source).read_bytes())
     return digest.hexdigest()
 
 

@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import hashlib
 import os
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+from tools.build.digest import Digest  # standard library only, like this module
 
 ROOT = Path(__file__).resolve().parents[2]
 STRICT_RESULTS_ENV = "COURSE_STRICT_RESULTS"
@@ -52,10 +53,10 @@ def strict_results() -> bool:
 
 def snippets_digest(root: Path = ROOT) -> str:
     """Short hash of all snippets: the lab notebook imports them, so its cache depends on them."""
-    digest = hashlib.sha256()
+    digest = Digest()
     for path in sorted((root / "snippets").rglob("*.py")):
-        digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes())
-    return digest.hexdigest()[:16]
+        digest.file(path, root)
+    return digest.hexdigest(16)
 
 
 @functools.cache
@@ -75,12 +76,12 @@ def engine_digest() -> str:
     """Hash of the engine's code and note templates: output cached by an earlier build of other
     code must not be reused (see :mod:`tools.anki.deck_cache` and :mod:`tools.build.memo`). Computed
     once per process, like the code it stands for."""
-    digest = hashlib.sha256()
+    digest = Digest()
     files = sorted((ROOT / "tools").rglob("*.py")) + sorted((ROOT / "deck").glob("*"))
     files += [*sorted((ROOT / "snippets").glob("*.py")), ROOT / "constraints.txt"]
     for path in files:
         if path.is_file():
-            digest.update(path.relative_to(ROOT).as_posix().encode() + b"\0" + path.read_bytes())
+            digest.file(path, ROOT)
     return digest.hexdigest()
 
 

@@ -15,15 +15,14 @@ JSON, not pickle: a cache file is never code.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from tools.build import buildinfo
+from tools.build.digest import Digest
 
-FORMAT = 1
 MISSING = object()
 
 
@@ -32,8 +31,8 @@ class BuildMemo:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        packages = hashlib.sha256("\n".join(buildinfo.installed_distributions()).encode())
-        self.engine = f"{FORMAT}:{buildinfo.engine_digest()}:{packages.hexdigest()}"
+        engine = Digest(buildinfo.engine_digest(), *buildinfo.installed_distributions())
+        self.engine = engine.hexdigest()
         self._old: dict[str, Any] = {}
         self._used: dict[str, Any] = {}
         with contextlib.suppress(OSError, ValueError, TypeError, AttributeError):
@@ -52,10 +51,7 @@ class BuildMemo:
     def find(self, kind: str, inputs: tuple[str, ...]) -> tuple[str, Any]:
         """``(key, stored value)``, or ``(key, MISSING)``; :meth:`put` the value under that key
         once computed (for work done elsewhere, such as in :mod:`tools.build.workers`)."""
-        digest = hashlib.sha256(kind.encode())
-        for part in inputs:
-            digest.update(b"\0" + part.encode("utf-8", "surrogatepass"))
-        key = f"{kind}:{digest.hexdigest()}"
+        key = f"{kind}:{Digest(kind, *inputs).hexdigest()}"
         if key in self._used:
             return key, self._used[key]
         return key, self._old.get(key, MISSING)

@@ -13,36 +13,28 @@ package or setting, and any file changed, added or removed in the site folder, b
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 import sys
 from pathlib import Path
 
 from tools.build import buildinfo
+from tools.build.digest import Digest
 
-FORMAT = 1
 RECORD = Path(".cache") / "build" / "last-build.json"
 
 
 def inputs_digest(root: Path, site_dir: Path, *, strict_results: bool) -> str:
     """Hash of everything a build of the course in ``root`` into ``site_dir`` depends on."""
-    digest = hashlib.sha256()
-
-    def add(*parts: str) -> None:
-        for part in parts:
-            digest.update(part.encode("utf-8", "surrogatepass") + b"\0")
-
-    add(str(FORMAT), str(site_dir.resolve()), sys.version, buildinfo.engine_digest())
-    add(os.environ.get("SOURCE_DATE_EPOCH", ""), str(strict_results))
-    add((buildinfo.git(root, "rev-parse", "HEAD") or "").strip())
-    add(*buildinfo.installed_distributions())
+    digest = Digest(str(site_dir.resolve()), sys.version, buildinfo.engine_digest())
+    digest.text(os.environ.get("SOURCE_DATE_EPOCH", ""), str(strict_results))
+    digest.text((buildinfo.git(root, "rev-parse", "HEAD") or "").strip())
+    digest.text(*buildinfo.installed_distributions())
     for path in _sources(root, site_dir):
-        add(path.relative_to(root).as_posix())
         try:
-            digest.update(hashlib.sha256(path.read_bytes()).digest())
+            digest.file(path, root)
         except OSError:
-            add("<unreadable>")
+            digest.text(path.relative_to(root).as_posix(), "<unreadable>")
     return digest.hexdigest()
 
 

@@ -10,10 +10,10 @@ CLI loads MkDocs (:func:`start_checking`).
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable
 from pathlib import Path
 
+from tools.build.digest import Digest
 from tools.build.workers import Background
 from tools.course import parser
 from tools.course.model import Course, CourseError, SiteSyntax
@@ -104,7 +104,7 @@ def _sources_stamp(root: Path) -> tuple:
     for path in files:
         try:
             if path.suffix in _TEXT:
-                stamp.append((str(path), hashlib.sha256(path.read_bytes()).digest()))
+                stamp.append((str(path), Digest().data(path.read_bytes()).hexdigest()))
             else:
                 info = path.stat()
                 stamp.append((str(path), info.st_size, info.st_mtime_ns))

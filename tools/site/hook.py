@@ -102,7 +102,6 @@ class SiteBuild:
 
     def add_files(self, files: Files, config: MkDocsConfig) -> Files:
         site = Path(config.site_dir)
-        assert self.course.config is not None  # a course without settings has errors
         deck_file = self.course.config.deck_file
         timestamp = buildinfo.source_date_epoch(self.root)
         job = self.background.submit(
@@ -167,7 +166,6 @@ class SiteBuild:
     def page_context(self, page: Page) -> None:
         blocks = self.blocks.pop(page.file.src_uri, [])
         if blocks:
-            assert page.content is not None  # MkDocs rendered the page before its context
             page.content = site_pages.fill_blocks(page.content, blocks, items=True)
             key, found = self.memo.find("search-entries", tuple(b.html for b in blocks if b.item))
 
@@ -180,7 +178,7 @@ class SiteBuild:
                 self.pending.append((job, add))
             else:
                 add(found)
-        if page.file.src_uri.endswith(".md") and page.content is not None:
+        if page.file.src_uri.endswith(".md"):
             self.check_later("active-content", page.content, offline.active_content, page)
 
     def check_later(

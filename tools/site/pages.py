@@ -76,8 +76,8 @@ def render_page(
     """``markdown`` with each course block's lines replaced by a placeholder, and the blocks.
 
     The generator converts the Markdown, then :func:`fill_blocks` puts each block's HTML where
-    its placeholder came out. Python-Markdown re-reads raw HTML tag by tag, so a page whose
-    cards reached it as HTML cost several times a page of text; a placeholder costs nothing.
+    its placeholder came out. Python-Markdown re-reads raw HTML tag by tag, so cards handed to it
+    as HTML would be read again, every tag of them; a placeholder is one tag.
 
     ``page.blocks`` hold line spans of the page *file*; the generator may hand us the file minus
     its front matter. We locate the Markdown inside the file and check that every block's lines

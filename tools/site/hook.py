@@ -91,8 +91,6 @@ class SiteBuild:
         self.background.limit(1)  # the second core; MkDocs keeps the first busy
 
     def configure(self, config: MkDocsConfig) -> None:
-        if str(buildinfo.ROOT) not in sys.path:  # MkDocs put sys.path back after loading this
-            sys.path.insert(0, str(buildinfo.ROOT))  # file; modules imported later need it
         # mkdocs-jupyter keys its cache on the notebook file alone; the lab imports the snippets,
         # so a changed snippet must re-execute it: one cache folder per version of the snippets.
         jupyter = config.plugins.get("mkdocs-jupyter")
@@ -239,6 +237,8 @@ _build: SiteBuild | None = None  # the build under way: made by on_config, dropp
 
 def on_config(config: MkDocsConfig) -> MkDocsConfig:
     global _build
+    if str(buildinfo.ROOT) not in sys.path:  # MkDocs put sys.path back after loading this file;
+        sys.path.insert(0, str(buildinfo.ROOT))  # modules imported later need it (snippets/)
     _build = SiteBuild(config)
     _build.configure(config)
     return config

@@ -143,7 +143,8 @@ def test_scheduling_matches_pythons_fsrs_package(browser):
     try:
         page = context.new_page()
         page.set_content("<!doctype html><title>FSRS cross-check</title>")
-        for script in ("vendor/ts-fsrs/index.umd.js", "review/store.js", "review/page.js"):
+        scripts = ("startup.js", "vendor/ts-fsrs/index.umd.js", "review/store.js", "review/page.js")
+        for script in scripts:
             page.add_script_tag(path=str(ASSETS / script))
         compared = hard_in_learning = 0
         for ratings in SEQUENCES:

@@ -1,14 +1,13 @@
 /*
  * Interactive layer for the course pages: scored quizzes and the flashcards' show-all control.
  *
- * The HTML built by tools/site.py already works without this script (native <details> reveal
+ * The pages the build writes already work without this script (native <details> reveal
  * answers). This script only adds behaviour. It never parses course text as HTML: it moves
  * existing elements, sets textContent and builds icons from fixed SVG paths, so nothing an author
  * wrote can run as code here.
  *
- * Material's instant navigation swaps page content without reloading scripts; it announces each
- * new page on the `document$` observable, so initialisation subscribes to it as well as running
- * on load (a site opened from disk never gets document$ events). Setting up is idempotent.
+ * It starts through startup.js (on load and after each instant navigation); each quiz and the
+ * flashcards' toggle is set up once.
  */
 (function () {
   "use strict";
@@ -64,8 +63,7 @@
   // --- quizzes --------------------------------------------------------------------------------
 
   function initQuiz(quiz) {
-    if (quiz.getAttribute("data-ready") === "true") return;
-    quiz.setAttribute("data-ready", "true");
+    if (!window.CourseStartup.firstTime(quiz)) return;
 
     var quizId = quiz.getAttribute("data-quiz-id");
     var text = {
@@ -179,8 +177,7 @@
 
   function initFlashcards(root) {
     var toggle = root.querySelector(".flashcards-toggle");
-    if (!toggle || toggle.getAttribute("data-ready") === "true") return;
-    toggle.setAttribute("data-ready", "true");
+    if (!toggle || !window.CourseStartup.firstTime(toggle)) return;
     var cards = Array.prototype.slice.call(root.querySelectorAll("details.flashcard"));
 
     function sync() {
@@ -247,17 +244,7 @@
     openLinkedCard();
   }
 
-  // Run on this page's load, and again after each instant navigation (Material's document$).
-  // Both may fire for one page; init marks what it has set up, so that is harmless. Relying on
-  // document$ alone fails for a site opened from disk (file://), where it never emits.
-  if (document.readyState === "loading") {
-    document.addEventListener("DOMContentLoaded", init);
-  } else {
-    init();
-  }
-  if (typeof window.document$ !== "undefined" && typeof window.document$.subscribe === "function") {
-    window.document$.subscribe(init);
-  }
+  window.CourseStartup.onEachPage(init);
   window.addEventListener("hashchange", openLinkedCard);
   window.addEventListener("resize", focusableScrollAreas);
 })();

@@ -11,8 +11,8 @@
  *
  * The review page itself (assets/review/page.js) and its heavier scripts (ts-fsrs, the items'
  * HTML) load only where the page's container is, in order, by <script> tags: that works from
- * file:// too, where fetch() of local files is refused. Material's instant navigation re-runs
- * init through document$, so everything here is idempotent.
+ * file:// too, where fetch() of local files is refused. It starts through startup.js, on load
+ * and after each instant navigation; the badge is redrawn each time, the page mounted once.
  */
 (function () {
   "use strict";
@@ -266,7 +266,7 @@
 
   function mountReviewPage() {
     var root = document.getElementById("course-review");
-    if (!root || root.hasAttribute("data-state")) return;
+    if (!root || !window.CourseStartup.firstTime(root)) return;
     root.setAttribute("data-state", "loading");
     var needed = [
       ["FSRS", root.getAttribute("data-fsrs")],
@@ -309,11 +309,7 @@
     mountReviewPage();
   }
 
-  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", init);
-  else init();
-  if (typeof window.document$ !== "undefined" && typeof window.document$.subscribe === "function") {
-    window.document$.subscribe(init);
-  }
+  window.CourseStartup.onEachPage(init);
   // Another tab reviewed or imported: its count is this tab's count too.
   window.addEventListener("storage", function (event) {
     if (event.key === STORAGE_KEY || event.key === null) updateBadge();

@@ -236,7 +236,46 @@
     });
   }
 
+  // Material's search runs in a Web Worker, which a page opened from disk (file://) cannot
+  // start: Material then hides the search box, and on a phone its search icon opens nothing.
+  // There, the header says in the search box's place that search needs the site served, and a
+  // click shows the one command that serves it.
+  var SERVE_COMMAND = "python3 -m http.server -d site";
+
+  function explainSearchFromDisk() {
+    if (window.location.protocol !== "file:") return;
+    var search = document.querySelector(".md-header .md-search");
+    if (!search || document.querySelector(".course-search-offline")) return;
+    var button = document.querySelector(".md-header label.md-header__button[for='__search']");
+    var summary = document.createElement("summary");
+    var glyph = button && button.querySelector("svg");
+    if (glyph) summary.appendChild(glyph.cloneNode(true));
+    var label = document.createElement("span");
+    label.className = "course-search-offline-label";
+    label.textContent = "Search needs the site served";
+    summary.appendChild(label);
+    summary.setAttribute("aria-label", label.textContent);
+    var why = document.createElement("p");
+    why.textContent =
+      "Search works only when the site is served, not opened from disk. In the course's folder, run";
+    var code = document.createElement("code");
+    code.textContent = SERVE_COMMAND;
+    var command = document.createElement("pre");
+    command.appendChild(code);
+    var then = document.createElement("p");
+    then.textContent = "then open http://127.0.0.1:8000/ and search there.";
+    var panel = document.createElement("div");
+    panel.className = "course-search-offline-panel";
+    panel.append(why, command, then);
+    var note = document.createElement("details");
+    note.className = "course-search-offline";
+    note.append(summary, panel);
+    search.parentNode.insertBefore(note, search);
+    if (button) button.classList.add("course-search-unavailable");
+  }
+
   function init() {
+    explainSearchFromDisk();
     nameSearchDialog();
     focusableScrollAreas();
     Array.prototype.slice.call(document.querySelectorAll("section.quiz")).forEach(initQuiz);

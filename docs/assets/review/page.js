@@ -135,11 +135,24 @@
   //   filter                 {lesson, kind} from the toolbar, either null
   //   current                the item on the stage, or null:
   //                          {item, data, stored, revealed, chosen, preselect, view}
-  //   ui                     the page's lasting elements: counts, stage, status, message, perDay
+  //   ui                     the page's lasting elements: counts, stage, status (spoken only),
+  //                          message (problems), notice (what a settings action did), perDay
   //   refreshTimer           the timeout that shows the next item once it falls due
 
   function announce(app, text) {
     app.ui.status.textContent = text;
+  }
+
+  // The outcome of an action in the settings, shown next to its buttons and read out once (a
+  // status region); a problem goes to the message instead, and each clears the other.
+  function notify(app, text) {
+    app.ui.message.textContent = "";
+    app.ui.notice.textContent = text;
+  }
+
+  function complain(app, text) {
+    app.ui.notice.textContent = "";
+    app.ui.message.textContent = text;
   }
 
   function persist(app) {
@@ -147,7 +160,6 @@
       app.ui.message.textContent =
         "This browser does not let the page save progress; it lasts until you leave.";
     }
-    store.updateBadge();
   }
 
   function toolbarView(app) {
@@ -219,6 +231,7 @@
       el("summary", { text: "Progress and settings" }),
       el("p", {}, [el("label", { for: perDay.id, text: "New items per day " }), perDay]),
       el("p", { class: "course-review-actions" }, [exportButton, importButton, importInput, resetButton]),
+      app.ui.notice,
     ]);
   }
 
@@ -240,6 +253,7 @@
     var now = Date.now();
     var q = store.queue(app.index, app.state, now, app.filter);
     app.ui.counts.textContent = q.due + " due · " + q.fresh + " new";
+    store.updateBadge(); // the header counts what is due, as "N due" here does unfiltered
     app.ui.stage.textContent = "";
     app.current = null;
     var item = q.items.find(function (candidate) {
@@ -485,7 +499,7 @@
   function setNewPerDay(app, text) {
     var value = Number(text);
     if (text === "" || !(value >= 0) || Math.floor(value) !== value) {
-      app.ui.message.textContent = "New items per day must be a whole number, 0 or more.";
+      complain(app, "New items per day must be a whole number, 0 or more.");
       app.ui.perDay.value = String(app.state.settings.newPerDay);
       return;
     }
@@ -508,7 +522,7 @@
     setTimeout(function () {
       URL.revokeObjectURL(link.href);
     }, 1000);
-    announce(app, "Progress exported.");
+    notify(app, "Progress exported.");
   }
 
   function importFile(app, file) {
@@ -518,8 +532,7 @@
       try {
         imported = store.parse(String(reader.result));
       } catch (error) {
-        app.ui.message.textContent =
-          "Could not import " + file.name + ": " + error.message + ". Your progress was not changed.";
+        complain(app, "Could not import " + file.name + ": " + error.message + ". Your progress was not changed.");
         return;
       }
       app.state = imported;
@@ -529,16 +542,15 @@
         return app.state.cards[row[0]];
       }).length;
       var unknown = Object.keys(app.state.cards).length - known;
-      app.ui.message.textContent = "";
       render(app, false);
-      announce(
+      notify(
         app,
         "Imported progress for " + known + " items" +
           (unknown ? "; " + unknown + " not in this version of the course are kept aside." : ".")
       );
     };
     reader.onerror = function () {
-      app.ui.message.textContent = "Could not read " + file.name + ". Your progress was not changed.";
+      complain(app, "Could not read " + file.name + ". Your progress was not changed.");
     };
     reader.readAsText(file);
   }
@@ -548,9 +560,8 @@
     if (!window.confirm(question)) return;
     app.state = { settings: app.state.settings, cards: {} };
     persist(app);
-    app.ui.message.textContent = "";
     render(app, false);
-    announce(app, "Progress reset.");
+    notify(app, "Progress reset.");
   }
 
   // --- mounting -------------------------------------------------------------------------------
@@ -569,6 +580,7 @@
         stage: el("div", { class: "course-review-stage" }),
         status: el("p", { class: "course-review-status course-visually-hidden", role: "status" }),
         message: el("p", { class: "course-review-message", role: "alert" }),
+        notice: el("p", { class: "course-review-notice", role: "status" }),
         perDay: null,
       },
       refreshTimer: null,

@@ -242,7 +242,8 @@
     badge.href = href;
     if (href.split("#")[0] === location.href.split("#")[0]) badge.setAttribute("aria-current", "page");
     else badge.removeAttribute("aria-current");
-    var due = queue(index, load(), Date.now(), null).items.length;
+    // Due items only: new ones are always on offer, and the review page says "N due" for these.
+    var due = queue(index, load(), Date.now(), null).due;
     badge.querySelector(".course-review-badge-count").textContent = String(due);
     badge.setAttribute("data-due", String(due));
     badge.setAttribute("aria-label", "Review, " + due + " due");

@@ -326,6 +326,38 @@ def test_the_header_badge_counts_what_the_review_page_calls_due(open_site):
     assert badge_count(other) == 1
 
 
+def review_card(
+    due: str = "2026-11-30T09:00:00.000Z", last: str = "2026-11-27T09:00:00.000Z", **fields
+) -> dict:
+    """A stored card as ts-fsrs leaves it after two Good reviews, with ``fields`` changed."""
+    card = {
+        "due": due,
+        "stability": 3.0,
+        "difficulty": 5.0,
+        "elapsed_days": 0,
+        "scheduled_days": 3,
+        "learning_steps": 0,
+        "reps": 2,
+        "lapses": 0,
+        "state": 2,
+        "last_review": last,
+        "log": [["2026-11-24T09:00:00.000Z", 3], [last, 3]],
+    }
+    card.update(fields)
+    return card
+
+
+def progress_file(per_day: int = 20, **cards: dict) -> bytes:
+    return json.dumps(
+        {
+            "format": "contributing-to-open-source-ml/review-progress",
+            "version": 1,
+            "settings": {"newPerDay": per_day},
+            "cards": cards,
+        }
+    ).encode()
+
+
 # --- progress: export, import, reset, limits --------------------------------------------------
 
 
@@ -366,6 +398,17 @@ def test_export_then_import_in_a_fresh_profile_brings_back_the_due_dates(open_si
             b'{"format": "contributing-to-open-source-ml/review-progress", "version": 1,'
             b' "settings": {"newPerDay": 20}, "cards": {"abc": {"due": "soon"}}}',
             'the item "abc" has no valid due date',
+        ),
+        (progress_file(abc=review_card(stability=0)), 'the item "abc" has a stability of 0'),
+        (progress_file(abc=review_card(difficulty=11)), 'the item "abc" has a difficulty of 11'),
+        (progress_file(abc=review_card(difficulty=0.5)), 'the item "abc" has a difficulty of 0.5'),
+        (
+            progress_file(abc=review_card(last="2027-06-01T09:00:00.000Z")),
+            'the item "abc" was reviewed in the future (2027-06-01T09:00:00.000Z)',
+        ),
+        (  # valid on its face; ts-fsrs refuses a stability this small
+            progress_file(ok=review_card(), abc=review_card(stability=1e-300)),
+            'the item "abc" cannot be scheduled (Invalid memory state',
         ),
     ],
 )
@@ -476,6 +519,134 @@ def test_filters_by_lesson_and_kind(open_site):
     selects.nth(1).select_option("quiz")
     expect()(page.locator(".course-review-card")).to_have_attribute("data-kind", "quiz")
     assert page.locator(".course-review-option").count() >= 2
+
+
+# --- learner data is never lost ----------------------------------------------------------------
+
+BACKUP_KEY = STORAGE_KEY + ":backup"
+FULL_STORAGE = """() => {
+  window.__setItem = Storage.prototype.setItem;
+  Storage.prototype.setItem = function () {
+    throw new DOMException("The quota has been exceeded.", "QuotaExceededError");
+  };
+}"""
+ROOMY_STORAGE = "() => { Storage.prototype.setItem = window.__setItem; }"
+
+
+def raw(page, key: str = STORAGE_KEY) -> str | None:
+    return page.evaluate("k => localStorage.getItem(k)", key)
+
+
+def put_stored(page, text: str) -> None:
+    page.evaluate("([k, v]) => localStorage.setItem(k, v)", [STORAGE_KEY, text])
+    page.reload()
+    page.locator("#course-review[data-state='ready']").wait_for()
+
+
+def test_one_corrupt_entry_costs_only_itself_and_a_backup_is_kept(open_site):
+    _, page = open_review(open_site)
+    guids = [row[0] for row in review_index(page)["items"]]
+    assert len(guids) > 41
+    good = {guid: review_card() for guid in guids[:40]}
+    text = progress_file(**good, **{guids[40]: review_card(state=7)}).decode()
+    put_stored(page, text)
+    assert counts(page).startswith("40 due · ")
+    message = page.locator(".course-review-message")
+    expect()(message).to_contain_text(f"One stored entry was damaged and left out ({guids[40]})")
+    seen(message)
+    graded = grade_shown(page, "3")
+    assert raw(page, BACKUP_KEY) == text, "the damaged text is kept before it is overwritten"
+    after = stored(page)["cards"]
+    assert set(after) == set(good)
+    assert all(after[guid] == card for guid, card in good.items() if guid != graded)
+    assert [grade for _, grade in after[graded]["log"]] == [3, 3, 3]
+
+
+def test_two_tabs_grading_at_once_keep_both_reviews(open_site):
+    watched = open_site()
+    watched.page.clock.set_fixed_time(T0)
+    first = watched.goto(REVIEW)
+    second = watched.page.context.new_page()
+    second.goto(first.url)
+    for page in (first, second):
+        page.locator("#course-review[data-state='ready']").wait_for()
+    same = shown_guid(first)
+    assert shown_guid(second) == same
+    second.keyboard.press("Space")  # the second tab shows the answer ...
+    second.locator(".course-review-grades").wait_for()
+    grade_shown(first, "3")  # ... while the first grades the same item
+    second.keyboard.press("1")
+    expect()(second.locator(f".course-review-card[data-guid='{same}']")).to_have_count(0)
+    assert [grade for _, grade in stored(first)["cards"][same]["log"]] == [3, 1]
+
+    other = grade_shown(first, "4")  # another item, in the first tab only
+    expect()(second.locator(".course-review-counts")).to_have_text(counts(first))
+    expect()(second.locator(".course-review-badge")).to_have_attribute(
+        "data-due", first.locator(".course-review-badge").get_attribute("data-due")
+    )
+    grade_shown(second, "3")
+    cards = stored(second)["cards"]
+    assert same in cards and other in cards
+    assert sum(len(card["log"]) for card in cards.values()) == 4
+
+
+def test_a_full_storage_loses_nothing_and_says_so(open_site):
+    _, page = open_review(open_site)
+    first = grade_shown(page, "3")
+    before = raw(page)
+    guids = [row[0] for row in review_index(page)["items"]]
+    page.evaluate(FULL_STORAGE)
+
+    open_settings(page)
+    page.locator(".course-review-file").set_input_files(
+        {
+            "name": "big.json",
+            "mimeType": "application/json",
+            "buffer": progress_file(**{guid: review_card() for guid in guids}),
+        }
+    )
+    message = page.locator(".course-review-message")
+    expect()(message).to_contain_text(
+        "Could not import big.json: it is too big for this browser's storage for this site"
+    )
+    expect()(message).to_contain_text("Your progress was not changed.")
+    seen(message)
+    expect()(page.locator(".course-review-notice")).to_have_text("")
+    assert raw(page) == before
+    assert shown_guid(page) != first
+
+    page.locator(".course-review-front").focus()
+    second = grade_shown(page, "4")
+    expect()(message).to_contain_text("storage for this site is full")
+    seen(message)
+    assert raw(page) == before
+
+    page.evaluate(ROOMY_STORAGE)
+    third = grade_shown(page, "3")
+    cards = stored(page)["cards"]
+    assert {first, second, third} <= set(cards)
+    assert cards[second]["log"][-1][1] == 4
+    expect()(message).to_be_hidden()
+
+
+def test_an_item_the_scheduler_fails_on_is_left_out_and_the_queue_goes_on(open_site):
+    watched, page = open_review(open_site)
+    guids = [row[0] for row in review_index(page)["items"]]
+    broken = review_card(last="2027-06-01T09:00:00.000Z")  # a clock that was set a year ahead
+    text = progress_file(**{guids[0]: broken, guids[1]: review_card()}).decode()
+    put_stored(page, text)
+    assert counts(page).startswith("2 due")
+    assert shown_guid(page) == guids[0]  # equally due: course order
+    page.keyboard.press("Space")
+    message = page.locator(".course-review-message")
+    expect()(message).to_contain_text("This item could not be scheduled (Invalid delta_t")
+    seen(message)
+    assert shown_guid(page) == guids[1]
+    grade_shown(page, "3")
+    cards = stored(page)["cards"]
+    assert cards[guids[0]] == broken
+    assert [grade for _, grade in cards[guids[1]]["log"]] == [3, 3, 3]
+    assert not watched.console_errors
 
 
 def walk_to(page, guid: str) -> None:

@@ -342,7 +342,7 @@ def test_search_on_a_site_opened_from_disk_says_to_serve_it(browser, built_site,
         note.click()
         expect()(command).to_be_visible()
         box = command.bounding_box()
-        assert box and 0 <= box["x"] and box["x"] + box["width"] <= width, box
+        assert box and box["x"] >= 0 and box["x"] + box["width"] <= width, box
         dead = page.locator(".md-header label.md-header__button[for='__search']")
         expect()(dead).to_be_hidden()  # Material's own icon, which would open nothing here
         assert not errors, errors

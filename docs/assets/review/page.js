@@ -135,6 +135,8 @@
   //   filter                 {lesson, kind} from the toolbar, either null
   //   current                the item on the stage, or null:
   //                          {item, data, stored, revealed, chosen, preselect, view}
+  //   pending                changes the storage refused (it was full), stored with the next
+  //   skipped                {guid: true} for items the scheduler failed on, left out this visit
   //   ui                     the page's lasting elements: counts, stage, status (spoken only),
   //                          message (problems), notice (what a settings action did), perDay
   //   refreshTimer           the timeout that shows the next item once it falls due
@@ -150,16 +152,48 @@
     app.ui.notice.textContent = text;
   }
 
-  function complain(app, text) {
+  function complain(app, text, cause) {
     app.ui.notice.textContent = "";
     app.ui.message.textContent = text;
+    app.ui.message.setAttribute("data-cause", cause || "");
   }
 
-  function persist(app) {
-    if (!store.save(app.state)) {
-      app.ui.message.textContent =
-        "This browser does not let the page save progress; it lasts until you leave.";
+  // Stores ``change`` (a function that edits a state) with the changes still pending, on the
+  // progress as stored now (store.update), and takes the result as the page's state. Where the
+  // storage is full, the changes stay pending for the next save; where it is refused, they
+  // last in this tab only. An error of the change itself is the caller's to contain.
+  function save(app, change) {
+    var changes = app.pending.concat([change]);
+    var result = store.update(changes);
+    if (result.reason === "blocked") {
+      change(app.state);
+      complain(app, "This browser does not let the page save progress; it lasts until you leave.", "storage");
+      return;
     }
+    app.state = result.state;
+    app.pending = result.ok ? [] : changes;
+    if (!result.ok) {
+      complain(
+        app,
+        "This browser's storage for this site is full, so your latest reviews are not saved yet. " +
+          "They stay in this tab and are saved with the next one, once there is room.",
+        "storage"
+      );
+    } else if (app.ui.message.getAttribute("data-cause") === "storage") {
+      complain(app, "");
+    }
+  }
+
+  // The scheduler failed on one item (for example a stored review dated in the future): that item
+  // is left out for this visit, untouched in storage, and the queue goes on.
+  function skip(app, cur, error) {
+    app.skipped[cur.item.guid] = true;
+    complain(
+      app,
+      "This item could not be scheduled (" + error.message + "), so it is left out for now: " +
+        cur.view.front.textContent.trim().slice(0, 80) + ". Its stored progress is unchanged."
+    );
+    render(app, true);
   }
 
   function toolbarView(app) {
@@ -248,16 +282,22 @@
     return done;
   }
 
-  // Show the first item of the queue (or the end of today's reviews).
-  function render(app, focus) {
-    var now = Date.now();
+  // The queue at ``now``, after writing its counts on the page and in the header.
+  function showCounts(app, now) {
     var q = store.queue(app.index, app.state, now, app.filter);
     app.ui.counts.textContent = q.due + " due · " + q.fresh + " new";
     store.updateBadge(); // the header counts what is due, as "N due" here does unfiltered
+    return q;
+  }
+
+  // Show the first item of the queue (or the end of today's reviews).
+  function render(app, focus) {
+    var now = Date.now();
+    var q = showCounts(app, now);
     app.ui.stage.textContent = "";
     app.current = null;
     var item = q.items.find(function (candidate) {
-      return app.content[candidate.guid];
+      return app.content[candidate.guid] && !app.skipped[candidate.guid];
     });
     if (!item) {
       var done = doneView(app, q.next, now);
@@ -406,7 +446,14 @@
     view.back.hidden = false;
     if (cur.data.options) markOptions(cur);
     var chosenGrade = cur.preselect || GOOD;
-    var buttons = gradeButtons(app, intervals(cur.stored, Date.now()), chosenGrade);
+    var times;
+    try {
+      times = intervals(cur.stored, Date.now());
+    } catch (error) {
+      skip(app, cur, error);
+      return;
+    }
+    var buttons = gradeButtons(app, times, chosenGrade);
     buttons.forEach(function (button) {
       view.grades.appendChild(button);
     });
@@ -454,10 +501,17 @@
     var cur = app.current;
     if (!cur || !cur.revealed) return;
     var now = Date.now();
-    var stored = review(cur.stored, rating, now);
-    app.state.cards[cur.item.guid] = stored;
-    persist(app);
-    var next = formatInterval(Date.parse(stored.due) - now);
+    var guid = cur.item.guid;
+    try {
+      // Graded on the item's review as stored now, which another tab may have just added to.
+      save(app, function (state) {
+        state.cards[guid] = review(state.cards[guid], rating, now);
+      });
+    } catch (error) {
+      skip(app, cur, error);
+      return;
+    }
+    var next = formatInterval(Date.parse(app.state.cards[guid].due) - now);
     render(app, true);
     announce(app, GRADES[rating - 1].name + ": due again " + next[1] + ".");
   }
@@ -504,8 +558,9 @@
       return;
     }
     app.ui.message.textContent = "";
-    app.state.settings.newPerDay = value;
-    persist(app);
+    save(app, function (state) {
+      state.settings.newPerDay = value;
+    });
     render(app, false);
   }
 
@@ -525,19 +580,47 @@
     notify(app, "Progress exported.");
   }
 
+  // Throws, naming the item, if the scheduler fails on any imported item: an import that could
+  // not be reviewed is refused as a whole, like one that does not parse.
+  function checkSchedules(state, now) {
+    Object.keys(state.cards).forEach(function (guid) {
+      try {
+        intervals(state.cards[guid], now);
+      } catch (error) {
+        throw new Error("the item " + JSON.stringify(guid) + " cannot be scheduled (" + error.message + ")");
+      }
+    });
+  }
+
   function importFile(app, file) {
     var reader = new FileReader();
     reader.onload = function () {
+      var text = String(reader.result);
+      var refuse = function (why) {
+        complain(app, "Could not import " + file.name + ": " + why + ". Your progress was not changed.");
+      };
       var imported;
       try {
-        imported = store.parse(String(reader.result));
+        imported = store.parse(text, Date.now());
+        checkSchedules(imported, Date.now());
       } catch (error) {
-        complain(app, "Could not import " + file.name + ": " + error.message + ". Your progress was not changed.");
+        refuse(error.message);
+        return;
+      }
+      var result = store.replace(imported);
+      if (!result.ok) {
+        refuse(
+          result.reason === "quota"
+            ? "it is too big for this browser's storage for this site (" +
+                Math.ceil(text.length / 1024) + " KB)"
+            : "this browser does not let the page store progress"
+        );
         return;
       }
       app.state = imported;
+      app.pending = [];
+      app.skipped = {};
       app.ui.perDay.value = String(app.state.settings.newPerDay);
-      persist(app);
       var known = app.index.items.filter(function (row) {
         return app.state.cards[row[0]];
       }).length;
@@ -558,10 +641,56 @@
   function resetProgress(app) {
     var question = "Forget all review progress kept in this browser? Export it first to keep a copy.";
     if (!window.confirm(question)) return;
-    app.state = { settings: app.state.settings, cards: {} };
-    persist(app);
+    var empty = { settings: app.state.settings, cards: {} };
+    var result = store.replace(empty);
+    if (!result.ok) {
+      complain(app, "This browser did not let the page change its stored progress; nothing was reset.");
+      return;
+    }
+    app.state = empty;
+    app.pending = [];
     render(app, false);
     notify(app, "Progress reset.");
+  }
+
+  // What the page found damaged in storage, in words, or "" (store.read).
+  function damageReport(reading) {
+    var kept = " The stored text is kept as a backup (this site's storage, key " + store.BACKUP_KEY +
+      ") before anything is saved over it.";
+    if (reading.unreadable) {
+      return "The review progress stored in this browser could not be read: " + reading.unreadable +
+        ". The page starts without it." + kept;
+    }
+    var n = reading.dropped.length;
+    if (!n) return "";
+    return (n === 1 ? "One stored entry was" : n + " stored entries were") +
+      " damaged and left out (" + reading.dropped.slice(0, 3).join(", ") + (n > 3 ? ", …" : "") +
+      "); the rest of your progress is here." + kept;
+  }
+
+  // Another tab stored progress: take it (with this tab's unsaved changes on top). The item on
+  // the stage stays if its answer shows (its grade then goes on top of the other tab's review)
+  // or if the other tab did not change it.
+  function storageHandler(app) {
+    return function onStorage(event) {
+      if (!app.root.isConnected) {
+        window.removeEventListener("storage", onStorage);
+        return;
+      }
+      if (event.key !== store.STORAGE_KEY && event.key !== null) return;
+      app.state = store.load();
+      app.pending.forEach(function (change) {
+        change(app.state);
+      });
+      app.ui.perDay.value = String(app.state.settings.newPerDay);
+      var cur = app.current;
+      var same = cur && JSON.stringify(app.state.cards[cur.item.guid]) === JSON.stringify(cur.stored);
+      if (cur && (cur.revealed || same)) {
+        showCounts(app, Date.now());
+      } else {
+        render(app, false);
+      }
+    };
   }
 
   // --- mounting -------------------------------------------------------------------------------
@@ -572,9 +701,11 @@
       root: root,
       index: window.CourseReviewIndex,
       content: window.CourseReviewContent,
-      state: store.load(),
+      state: null,
       filter: { lesson: null, kind: null },
       current: null,
+      pending: [],
+      skipped: {},
       ui: {
         counts: el("p", { class: "course-review-counts" }),
         stage: el("div", { class: "course-review-stage" }),
@@ -587,10 +718,15 @@
     };
     root.textContent = "";
     var ui = app.ui;
+    var reading = store.read();
+    app.state = reading.state;
     root.append(toolbarView(app), ui.counts, ui.stage, ui.status, ui.message, settingsView(app));
     document.addEventListener("keydown", keyHandler(app));
+    window.addEventListener("storage", storageHandler(app));
     root.setAttribute("data-state", "ready");
     render(app, false);
+    var damage = damageReport(reading);
+    if (damage) complain(app, damage);
   }
 
   window.CourseReviewPage = {

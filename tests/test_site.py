@@ -445,7 +445,9 @@ def test_script_never_turns_text_into_markup_or_code():
         'setTimeout("',
     ):
         assert forbidden not in script, forbidden
-    assert "document$" in script  # re-initialised after Material's instant navigation
+    assert "CourseStartup.onEachPage(" in script  # re-initialised after instant navigation
+    startup = (ROOT / "docs" / "assets" / "startup.js").read_text("utf-8")
+    assert "document$" in startup  # Material's announcement of each new page
 
 
 def test_font_and_license_are_served_from_the_site():

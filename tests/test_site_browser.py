@@ -323,6 +323,39 @@ def test_search_finds_an_urdu_quiz_question(open_site):
     assert "ایکٹیویشنز" in result.inner_text()
 
 
+@pytest.mark.parametrize("width", [1280, 390])
+def test_search_on_a_site_opened_from_disk_says_to_serve_it(browser, built_site, width):
+    """Material cannot start its search from file:// and hides the box (on a phone, its icon
+    opens nothing); in its place the header says why and gives the command that serves the site."""
+    context = browser.new_context(viewport={"width": width, "height": 844})
+    page = context.new_page()
+    errors = collect_errors(page)
+    try:
+        page.goto((built_site / HOME).as_uri())
+        note = page.locator(".md-header .course-search-offline summary")
+        expect()(note).to_be_visible()
+        expect()(note).to_have_accessible_name("Search needs the site served")
+        if width >= 1000:
+            expect()(note).to_have_text("Search needs the site served")
+        command = page.locator(".md-header pre", has_text="python3 -m http.server -d site")
+        expect()(command).to_be_hidden()
+        note.click()
+        expect()(command).to_be_visible()
+        box = command.bounding_box()
+        assert box and box["x"] >= 0 and box["x"] + box["width"] <= width, box
+        dead = page.locator(".md-header label.md-header__button[for='__search']")
+        expect()(dead).to_be_hidden()  # Material's own icon, which would open nothing here
+        assert not errors, errors
+    finally:
+        context.close()
+
+
+def test_search_served_over_http_has_no_such_note(open_site):
+    page = open_site().goto(HOME)
+    expect()(page.locator("input.md-search__input")).to_be_visible()
+    assert page.locator(".course-search-offline").count() == 0
+
+
 # --- downloads, offline, weight ---------------------------------------------------------------
 
 

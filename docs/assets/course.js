@@ -1,14 +1,13 @@
 /*
  * Interactive layer for the course pages: scored quizzes and the flashcards' show-all control.
  *
- * The HTML built by tools/site.py already works without this script (native <details> reveal
+ * The pages the build writes already work without this script (native <details> reveal
  * answers). This script only adds behaviour. It never parses course text as HTML: it moves
  * existing elements, sets textContent and builds icons from fixed SVG paths, so nothing an author
  * wrote can run as code here.
  *
- * Material's instant navigation swaps page content without reloading scripts; it announces each
- * new page on the `document$` observable, so initialisation subscribes to it as well as running
- * on load (a site opened from disk never gets document$ events). Setting up is idempotent.
+ * It starts through startup.js (on load and after each instant navigation); each quiz and the
+ * flashcards' toggle is set up once.
  */
 (function () {
   "use strict";
@@ -64,8 +63,7 @@
   // --- quizzes --------------------------------------------------------------------------------
 
   function initQuiz(quiz) {
-    if (quiz.getAttribute("data-ready") === "true") return;
-    quiz.setAttribute("data-ready", "true");
+    if (!window.CourseStartup.firstTime(quiz)) return;
 
     var quizId = quiz.getAttribute("data-quiz-id");
     var text = {
@@ -179,8 +177,7 @@
 
   function initFlashcards(root) {
     var toggle = root.querySelector(".flashcards-toggle");
-    if (!toggle || toggle.getAttribute("data-ready") === "true") return;
-    toggle.setAttribute("data-ready", "true");
+    if (!toggle || !window.CourseStartup.firstTime(toggle)) return;
     var cards = Array.prototype.slice.call(root.querySelectorAll("details.flashcard"));
 
     function sync() {
@@ -239,7 +236,46 @@
     });
   }
 
+  // Material's search runs in a Web Worker, which a page opened from disk (file://) cannot
+  // start: Material then hides the search box, and on a phone its search icon opens nothing.
+  // There, the header says in the search box's place that search needs the site served, and a
+  // click shows the one command that serves it.
+  var SERVE_COMMAND = "python3 -m http.server -d site";
+
+  function explainSearchFromDisk() {
+    if (window.location.protocol !== "file:") return;
+    var search = document.querySelector(".md-header .md-search");
+    if (!search || document.querySelector(".course-search-offline")) return;
+    var button = document.querySelector(".md-header label.md-header__button[for='__search']");
+    var summary = document.createElement("summary");
+    var glyph = button && button.querySelector("svg");
+    if (glyph) summary.appendChild(glyph.cloneNode(true));
+    var label = document.createElement("span");
+    label.className = "course-search-offline-label";
+    label.textContent = "Search needs the site served";
+    summary.appendChild(label);
+    summary.setAttribute("aria-label", label.textContent);
+    var why = document.createElement("p");
+    why.textContent =
+      "Search works only when the site is served, not opened from disk. In the course's folder, run";
+    var code = document.createElement("code");
+    code.textContent = SERVE_COMMAND;
+    var command = document.createElement("pre");
+    command.appendChild(code);
+    var then = document.createElement("p");
+    then.textContent = "then open http://127.0.0.1:8000/ and search there.";
+    var panel = document.createElement("div");
+    panel.className = "course-search-offline-panel";
+    panel.append(why, command, then);
+    var note = document.createElement("details");
+    note.className = "course-search-offline";
+    note.append(summary, panel);
+    search.parentNode.insertBefore(note, search);
+    if (button) button.classList.add("course-search-unavailable");
+  }
+
   function init() {
+    explainSearchFromDisk();
     nameSearchDialog();
     focusableScrollAreas();
     Array.prototype.slice.call(document.querySelectorAll("section.quiz")).forEach(initQuiz);
@@ -247,17 +283,7 @@
     openLinkedCard();
   }
 
-  // Run on this page's load, and again after each instant navigation (Material's document$).
-  // Both may fire for one page; init marks what it has set up, so that is harmless. Relying on
-  // document$ alone fails for a site opened from disk (file://), where it never emits.
-  if (document.readyState === "loading") {
-    document.addEventListener("DOMContentLoaded", init);
-  } else {
-    init();
-  }
-  if (typeof window.document$ !== "undefined" && typeof window.document$.subscribe === "function") {
-    window.document$.subscribe(init);
-  }
+  window.CourseStartup.onEachPage(init);
   window.addEventListener("hashchange", openLinkedCard);
   window.addEventListener("resize", focusableScrollAreas);
 })();

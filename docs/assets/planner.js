@@ -9,7 +9,7 @@
  *
  * Every keystroke re-plans. A field that does not hold a usable value gets an inline message and
  * the results are removed, never left looking current. No framework, no network: it works from
- * file:// and after Material's instant navigation (document$), like course.js.
+ * file:// and after Material's instant navigation, starting through startup.js.
  */
 (function () {
   "use strict";
@@ -184,8 +184,7 @@
   }
 
   function initPlanner(form) {
-    if (form.getAttribute("data-ready") === "true") return;
-    form.setAttribute("data-ready", "true");
+    if (!window.CourseStartup.firstTime(form)) return;
     var model = JSON.parse(form.getAttribute("data-model"));
     var status = form.querySelector(".planner-status");
     var sizes = form.querySelector(".planner-sizes");
@@ -334,9 +333,5 @@
   // For the tests and the curious: the model, callable from the console.
   window.coursePlanner = { predict: predict, recomputedFraction: recomputedFraction, transformerUnits: transformerUnits, plan: plan };
 
-  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", init);
-  else init();
-  if (typeof window.document$ !== "undefined" && typeof window.document$.subscribe === "function") {
-    window.document$.subscribe(init);
-  }
+  window.CourseStartup.onEachPage(init);
 })();

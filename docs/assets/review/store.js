@@ -9,20 +9,27 @@
  * today; a day starts at 4 a.m. local time, as in Anki. Entries whose GUID the course no longer
  * has are kept (the item may come back) but never counted or shown.
  *
+ * Nothing a learner did is lost: reading drops only the entries that are damaged, and the damaged
+ * text is copied to a backup key before anything is stored over it; every save re-reads the
+ * store and changes only the items it is about, so two tabs can grade at once; an import is
+ * checked in full and stored as a whole or not at all.
+ *
  * The review page itself (assets/review/page.js) and its heavier scripts (ts-fsrs, the items'
  * HTML) load only where the page's container is, in order, by <script> tags: that works from
- * file:// too, where fetch() of local files is refused. Material's instant navigation re-runs
- * init through document$, so everything here is idempotent.
+ * file:// too, where fetch() of local files is refused. It starts through startup.js, on load
+ * and after each instant navigation; the badge is redrawn each time, the page mounted once.
  */
 (function () {
   "use strict";
 
   var STORAGE_KEY = "course-review:v1";
+  var BACKUP_KEY = STORAGE_KEY + ":backup"; // the last damaged text found in STORAGE_KEY
   var FORMAT = "contributing-to-open-source-ml/review-progress";
   var VERSION = 1;
   var DEFAULT_NEW_PER_DAY = 20;
   var DAY_START_HOURS = 4;
   var HOUR = 3600 * 1000;
+  var CLOCK_SKEW = 5 * 60 * 1000;
 
   // --- state ----------------------------------------------------------------------------------
 
@@ -48,13 +55,21 @@
     "lapses",
   ];
 
-  // Why a stored card is unusable, or "" when it is fine.
-  function cardProblem(card) {
+  // Why a stored card is unusable, or "" when it is fine. With ``now`` (an import), reviews
+  // dated after it are refused too (beyond CLOCK_SKEW: a file exported on a device whose clock
+  // runs a little ahead is still fine): ts-fsrs cannot schedule them. The browser's own store keeps
+  // such entries, since a clock that was set wrong must not cost a learner their reviews; the
+  // page contains the scheduler's error on that one item.
+  function cardProblem(card, now) {
     if (!card || typeof card !== "object" || Array.isArray(card)) return "is not an object";
     if (!isDate(card.due)) return "has no valid due date";
     if (card.last_review != null && !isDate(card.last_review)) return "has an invalid last_review";
     for (var i = 0; i < CARD_NUMBERS.length; i += 1) {
       if (!isCount(card[CARD_NUMBERS[i]])) return "has an invalid " + CARD_NUMBERS[i];
+    }
+    if (!(card.stability > 0)) return "has a stability of 0 (it must be above 0)";
+    if (!(card.difficulty >= 1 && card.difficulty <= 10)) {
+      return "has a difficulty of " + card.difficulty + " (it must be from 1 to 10)";
     }
     if ([0, 1, 2, 3].indexOf(card.state) < 0) return "has an invalid state";
     if (!Array.isArray(card.log)) return "has no review log";
@@ -64,12 +79,25 @@
         return "has an invalid review log entry";
       }
     }
+    if (now != null) {
+      var times = card.log.map(function (logged) {
+        return logged[0];
+      });
+      if (card.last_review != null) times.push(card.last_review);
+      for (var k = 0; k < times.length; k += 1) {
+        if (Date.parse(times[k]) > now + CLOCK_SKEW) return "was reviewed in the future (" + times[k] + ")";
+      }
+    }
     return "";
   }
 
-  // A progress object from its JSON text (storage or an exported file); throws an Error whose
-  // message says, in plain words, what is wrong with it.
-  function parse(text) {
+  function isWholeCount(value) {
+    return isCount(value) && Math.floor(value) === value;
+  }
+
+  // The progress document in a JSON text, checked as a whole but not card by card; throws an
+  // Error whose message says, in plain words, what is wrong with it.
+  function documentIn(text) {
     var data;
     try {
       data = JSON.parse(text);
@@ -82,17 +110,21 @@
     if (data.version !== VERSION) {
       throw new Error("it has format version " + data.version + "; this page reads version " + VERSION);
     }
-    var settings = data.settings || {};
-    var perDay = settings.newPerDay;
-    if (!(isCount(perDay) && Math.floor(perDay) === perDay)) {
-      throw new Error("its daily limit of new items is not a whole number");
-    }
     if (!data.cards || typeof data.cards !== "object" || Array.isArray(data.cards)) {
       throw new Error("it has no cards");
     }
+    return data;
+  }
+
+  // Progress from an exported file, at ``now`` (ms): every part is checked, and the first
+  // problem throws, so that an import is taken as a whole or not at all.
+  function parse(text, now) {
+    var data = documentIn(text);
+    var perDay = (data.settings || {}).newPerDay;
+    if (!isWholeCount(perDay)) throw new Error("its daily limit of new items is not a whole number");
     var guids = Object.keys(data.cards);
     for (var i = 0; i < guids.length; i += 1) {
-      var problem = cardProblem(data.cards[guids[i]]);
+      var problem = cardProblem(data.cards[guids[i]], now);
       if (problem) throw new Error("the item " + JSON.stringify(guids[i]) + " " + problem);
     }
     return { settings: { newPerDay: perDay }, cards: data.cards };
@@ -112,24 +144,88 @@
     );
   }
 
-  // The stored progress; a missing, blocked or damaged store reads as no progress.
-  function load() {
+  // --- storage: read what is there, never lose it ---------------------------------------------
+
+  // What the browser holds now: {state, raw, blocked, unreadable, dropped}. A damaged entry is
+  // left out on its own (``dropped`` lists its GUID) and the rest is kept; a text that is not
+  // progress at all (``unreadable`` says why) reads as none. Either way ``raw`` is the stored
+  // text, which write() keeps as the backup before it stores anything over it.
+  function read() {
+    var reading = { state: emptyState(), raw: null, blocked: false, unreadable: "", dropped: [] };
     try {
-      var text = window.localStorage.getItem(STORAGE_KEY);
-      return text ? parse(text) : emptyState();
+      reading.raw = window.localStorage.getItem(STORAGE_KEY);
     } catch (error) {
-      return emptyState();
+      reading.blocked = true; // storage switched off for this site
+      return reading;
+    }
+    if (reading.raw === null) return reading;
+    var data;
+    try {
+      data = documentIn(reading.raw);
+    } catch (error) {
+      reading.unreadable = error.message;
+      return reading;
+    }
+    var perDay = (data.settings || {}).newPerDay;
+    if (isWholeCount(perDay)) reading.state.settings.newPerDay = perDay;
+    else reading.dropped.push("the daily limit of new items");
+    Object.keys(data.cards).forEach(function (guid) {
+      if (cardProblem(data.cards[guid])) reading.dropped.push(guid);
+      else reading.state.cards[guid] = data.cards[guid];
+    });
+    return reading;
+  }
+
+  function damaged(reading) {
+    return Boolean(reading.unreadable || reading.dropped.length);
+  }
+
+  function isQuotaError(error) {
+    return Boolean(error) && (error.name === "QuotaExceededError" || error.code === 22);
+  }
+
+  // Stores ``state`` over what ``reading`` found: {ok, reason}, with reason "quota" (storage
+  // full) or "blocked" (refused). A damaged text is copied to BACKUP_KEY first; if that copy
+  // cannot be made, nothing is stored. Each setItem stores all of its value or none of it.
+  function write(reading, state) {
+    try {
+      var storage = window.localStorage;
+      if (damaged(reading) && storage.getItem(BACKUP_KEY) !== reading.raw) {
+        storage.setItem(BACKUP_KEY, reading.raw);
+      }
+      storage.setItem(STORAGE_KEY, serialize(state, Date.now()));
+      return { ok: true, reason: "" };
+    } catch (error) {
+      return { ok: false, reason: isQuotaError(error) ? "quota" : "blocked" };
     }
   }
 
-  // False when the browser refuses to store (private mode, storage full).
-  function save(state) {
-    try {
-      window.localStorage.setItem(STORAGE_KEY, serialize(state, Date.now()));
-      return true;
-    } catch (error) {
-      return false;
-    }
+  // The stored progress (the due count and the queue read it); damage reads as described above.
+  function load() {
+    return read().state;
+  }
+
+  // Applies ``changes`` (functions that edit a state in place, in order) to the progress as it
+  // is stored now, and stores the result: {ok, reason, state}. Re-reading first means a save
+  // never writes back what this tab read earlier, so another tab's reviews of other items stay,
+  // and a change made to one item sees that item's latest stored review. A change that throws
+  // stops the update before anything is stored. Where storage is refused, state is null.
+  function update(changes) {
+    var reading = read();
+    if (reading.blocked) return { ok: false, reason: "blocked", state: null };
+    changes.forEach(function (change) {
+      change(reading.state);
+    });
+    var result = write(reading, reading.state);
+    result.state = reading.state;
+    return result;
+  }
+
+  // Stores ``state`` in place of all stored progress (an import, a reset): {ok, reason}.
+  function replace(state) {
+    var reading = read();
+    if (reading.blocked) return { ok: false, reason: "blocked" };
+    return write(reading, state);
   }
 
   // --- the queue ------------------------------------------------------------------------------
@@ -242,7 +338,8 @@
     badge.href = href;
     if (href.split("#")[0] === location.href.split("#")[0]) badge.setAttribute("aria-current", "page");
     else badge.removeAttribute("aria-current");
-    var due = queue(index, load(), Date.now(), null).items.length;
+    // Due items only: new ones are always on offer, and the review page says "N due" for these.
+    var due = queue(index, load(), Date.now(), null).due;
     badge.querySelector(".course-review-badge-count").textContent = String(due);
     badge.setAttribute("data-due", String(due));
     badge.setAttribute("aria-label", "Review, " + due + " due");
@@ -266,7 +363,7 @@
 
   function mountReviewPage() {
     var root = document.getElementById("course-review");
-    if (!root || root.hasAttribute("data-state")) return;
+    if (!root || !window.CourseStartup.firstTime(root)) return;
     root.setAttribute("data-state", "loading");
     var needed = [
       ["FSRS", root.getAttribute("data-fsrs")],
@@ -293,12 +390,15 @@
 
   window.CourseReview = {
     FORMAT: FORMAT,
+    STORAGE_KEY: STORAGE_KEY,
+    BACKUP_KEY: BACKUP_KEY,
     DEFAULT_NEW_PER_DAY: DEFAULT_NEW_PER_DAY,
-    emptyState: emptyState,
     parse: parse,
     serialize: serialize,
+    read: read,
     load: load,
-    save: save,
+    update: update,
+    replace: replace,
     dayKey: dayKey,
     queue: queue,
     updateBadge: updateBadge,
@@ -309,11 +409,7 @@
     mountReviewPage();
   }
 
-  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", init);
-  else init();
-  if (typeof window.document$ !== "undefined" && typeof window.document$.subscribe === "function") {
-    window.document$.subscribe(init);
-  }
+  window.CourseStartup.onEachPage(init);
   // Another tab reviewed or imported: its count is this tab's count too.
   window.addEventListener("storage", function (event) {
     if (event.key === STORAGE_KEY || event.key === null) updateBadge();

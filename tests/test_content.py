@@ -645,3 +645,15 @@ def test_the_gpu_configuration_is_what_the_lesson_says():
     assert min(abs(s - root_l) for s in gpu.segments) <= 1
     assert any(root_l + 1 < s <= root_cl for s in gpu.segments)
     assert any(s >= root_cl for s in gpu.segments)
+
+
+def test_the_courses_own_quizzes_give_no_cues(course):
+    """Lesson quizzes: the correct option is not mostly the longest, nor mostly in one place.
+
+    The seed quizzes keep their given wording, so their cue stays (``check`` warns about it)."""
+    from tools.course_check import cue_warnings
+
+    own = [w for w in cue_warnings(course) if "quizzes/checkpointing-" not in w]
+    assert not own, "\n".join(own)
+    seed = [w for w in cue_warnings(course) if "quizzes/checkpointing-" in w]
+    assert seed and all("is the longest" in w for w in seed)  # the check does see a cue

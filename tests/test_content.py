@@ -106,7 +106,7 @@ OWN_EXERCISES = {2: 2}
 EXERCISES = {n: count + OWN_EXERCISES.get(n, 0) for n, count in SEED_EXERCISE_COUNT.items()}
 # The seed solutions that measurement or a real run partly refutes: each keeps the seed's text and
 # opens with READ_FIRST, and its correction is a warning inside the same solution block.
-CORRECTED = {"2.1", "2.3", "2.4", "3.2", "3.3", "3.4", "4.2"}
+CORRECTED = {"2.1", "2.3", "2.4", "3.1", "3.2", "3.3", "3.4", "4.2"}
 READ_FIRST = "**Read first:**"
 SOLUTION = '??? success "Solution"'
 MIN_NEW_CARDS = 8

@@ -242,8 +242,8 @@ for preserve in (True, False):
 #
 # Solutions: Exercise 2.6 at the end of Lesson 2 (Gradient checkpointing), hidden until you open
 # them. Results you would put in a pull request need the size and the hardware you train on;
-# under each table, Lesson 2.8 says on which device, when and with which code it was measured. To see what the
-# same model predicts for your own model's sizes before you measure, use the
+# under each table, Lesson 2.8 says on which device, when and with which code it was measured.
+# To see what the same model predicts for your own model's sizes before you measure, use the
 # [memory planner](../lessons/02-gradient-checkpointing.html#planner) in Lesson 2.9.
 
 # %%

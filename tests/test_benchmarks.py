@@ -550,7 +550,7 @@ def test_table_from_the_committed_cpu_results(cpu_results: dict[str, Any]) -> No
         "Measured / predicted",
         "Saved for backward",
         "Step time",
-        "Overhead / one-forward bound",
+        "Overhead / one-forward estimate",
         "Gradients equal",
     ):
         assert f">{column}</th>" in out

@@ -240,7 +240,7 @@ for preserve in (True, False):
 #    as a `with` block around `checkpointing.run_selective(model, x, meter.watch(my_policy))`, and
 #    divide `meter.total` by `L * a`. Compare with no checkpointing: what did the policy buy?
 #
-# Solutions: Exercise 2.6 at the end of Lesson 2 (Gradient checkpointing), hidden until you open
+# Solutions: Exercise 2.6 in Lesson 2.8 (Gradient checkpointing), hidden until you open
 # them. Results you would put in a pull request need the size and the hardware you train on;
 # under each table, Lesson 2.8 says on which device, when and with which code it was measured.
 # To see what the same model predicts for your own model's sizes before you measure, use the

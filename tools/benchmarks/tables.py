@@ -27,10 +27,10 @@ _SUMMARY_QUANTITIES = (
     "Peak without checkpointing",
     "Lowest peak measured (checkpointing)",
     "Reduction",
-    "Its step-time overhead / one-forward bound",
+    "Its step-time overhead / one-forward estimate",
     "Best segment count (lowest measured peak)",
     "Measured / predicted peak",
-    "Overhead above its one-forward bound",
+    "Overhead above its one-forward estimate",
     "Gradients equal to no checkpointing",
 )
 
@@ -157,7 +157,7 @@ def _table(result: Results) -> str:
         "Measured / predicted",
         "Saved for backward",
         "Step time",
-        "Overhead / one-forward bound",
+        "Overhead / one-forward estimate",
         "Gradients equal",
     ]
     note = (

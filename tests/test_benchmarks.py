@@ -448,6 +448,19 @@ def test_preserve_rng_state_keeps_dropout_gradients() -> None:
     assert not all(torch.allclose(a, b) for a, b in zip(plain, fresh, strict=True))
 
 
+def test_leaving_out_use_reentrant_keeps_the_reentrant_default() -> None:
+    """Lesson 2.5: without ``use_reentrant``, torch warns, and the warning names the reentrant
+    implementation as the current default. An input that needs no gradient shows which one ran:
+    the reentrant one alone warns that no input requires grad."""
+    layer = nn.Linear(4, 4)
+    with pytest.warns(UserWarning) as caught:
+        checkpoint(layer, torch.randn(2, 4))
+    messages = " ".join(str(w.message) for w in caught)
+    assert "use_reentrant parameter should be passed explicitly" in messages
+    assert "preserve the current default behavior, you can pass use_reentrant=True" in messages
+    assert "None of the inputs have requires_grad=True" in messages  # the reentrant path ran
+
+
 def test_code_hash_covers_imported_modules_only(tmp_path: Path) -> None:
     root = _copy_snippets(tmp_path)
     entry = root / "snippets" / "checkpointing.py"

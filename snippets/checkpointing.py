@@ -7,7 +7,7 @@ For each strategy this harness measures, on whatever device it is given:
   ``max_memory_allocated``, or on CPU the running total of the allocator's events recorded by
   ``torch.profiler`` (the same quantity, counted another way);
 - median step time and forward time (CUDA events, or ``perf_counter`` on CPU), which give the
-  "one extra forward" estimate of overhead, t_fwd / (t_fwd + t_bwd);
+  "one extra forward" bound on overhead, t_fwd / (t_fwd + t_bwd);
 - whether the gradients equal those of no checkpointing, tensor by tensor, relative to each
   tensor's own scale, with the largest relative difference reported;
 - the step time of checkpointing every layer with the random-number state stash off
@@ -676,7 +676,7 @@ def _run(config: Config, device: torch.device, strategies: list[Strategy]) -> di
 
 
 def _add_overheads(rows: list[dict[str, Any]]) -> None:
-    """Overhead vs no checkpointing, and its estimate: recomputed share times t_fwd / t_step."""
+    """Overhead vs no checkpointing, and its bound: recomputed share of t_fwd / (t_fwd + t_bwd)."""
     base = next((r for r in rows if r["strategy"] == "none" and r["step_time_s"]), None)
     for row in rows:
         row["overhead"] = row["overhead_bound"] = None

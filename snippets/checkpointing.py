@@ -10,6 +10,11 @@ For each strategy this harness measures, on whatever device it is given:
   "one extra forward" bound on overhead, t_fwd / (t_fwd + t_bwd);
 - whether the gradients equal those of no checkpointing, tensor by tensor, relative to each
   tensor's own scale, with the largest relative difference reported;
+- the step time of checkpointing every layer with the random-number state stash off
+  (``preserve_rng_state=False``; the model has no dropout, so the gradients stay equal) beside
+  the default, in the same timing rounds: what that one named extra cost of checkpointing takes;
+- for a float32 model, the bytes saved for backward under bfloat16 autocast, by dtype, and which
+  ops computed in which dtype (autocast keeps some in float32);
 
 and sets each memory figure beside the analytic prediction from per-layer sizes.
 
@@ -41,6 +46,7 @@ import torch
 from torch import nn
 from torch.autograd.graph import save_on_cpu, saved_tensors_hooks
 from torch.profiler import ProfilerActivity, profile
+from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils.checkpoint import (
     CheckpointPolicy,
     checkpoint,
@@ -101,14 +107,18 @@ def run_plain(layers: nn.Sequential, x: torch.Tensor) -> torch.Tensor:
     return x
 
 
-def run_groups(layers: nn.Sequential, x: torch.Tensor, layers_per_group: int) -> torch.Tensor:
+def run_groups(
+    layers: nn.Sequential, x: torch.Tensor, layers_per_group: int, preserve_rng_state: bool = True
+) -> torch.Tensor:
     """Checkpoint each run of ``layers_per_group`` consecutive blocks.
 
     Only each group's input is kept; backward re-runs the group's forward to get the rest.
+    ``preserve_rng_state=False`` skips stashing and restoring the random-number state: safe only
+    without randomness (dropout) inside the groups.
     """
     for start in range(0, len(layers), layers_per_group):
         group = layers[start : start + layers_per_group]
-        x = checkpoint(group, x, use_reentrant=False)
+        x = checkpoint(group, x, use_reentrant=False, preserve_rng_state=preserve_rng_state)
     return x
 
 
@@ -155,12 +165,13 @@ class Strategy:
     name: str  # "none" | "groups" | "segments" | "selective" | "offload"
     layers_per_group: int | None = None
     segments: int | None = None
+    preserve_rng_state: bool = True  # False only for the RNG-stash timing (groups)
 
     def forward(
         self, layers: nn.Sequential, x: torch.Tensor, policy: Callable[..., Any] = save_matmuls
     ) -> torch.Tensor:
         if self.name == "groups":
-            return run_groups(layers, x, self.layers_per_group)
+            return run_groups(layers, x, self.layers_per_group, self.preserve_rng_state)
         if self.name == "segments":
             return run_segments(layers, x, self.segments)
         if self.name == "selective":
@@ -189,6 +200,7 @@ class SavedBytes:
         self.skip = {p.untyped_storage().data_ptr() for p in params}
         self.inner = inner
         self.storages: dict[int, int] = {}  # storage address -> bytes, for kept tensors
+        self.dtypes: dict[int, torch.dtype] = {}  # storage address -> dtype of the kept tensor
         self.copied = 0  # bytes handed to the inner hooks (host copies when offloading)
         self.cached = 0  # bytes kept by selective checkpointing's cache
 
@@ -200,6 +212,7 @@ class SavedBytes:
             self.copied += tensor.numel() * tensor.element_size()
         else:
             self.storages[storage.data_ptr()] = storage.nbytes()
+            self.dtypes[storage.data_ptr()] = tensor.dtype
         return self.inner.pack_hook(tensor) if self.inner is not None else tensor
 
     def unpack(self, packed: Any) -> torch.Tensor:
@@ -220,6 +233,14 @@ class SavedBytes:
     @property
     def total(self) -> int:
         return sum(self.storages.values()) + self.copied + self.cached
+
+    def by_dtype(self) -> dict[str, int]:
+        """Bytes of the kept storages per dtype name (no offload, no selective cache)."""
+        totals: dict[str, int] = {}
+        for address, nbytes in self.storages.items():
+            name = str(self.dtypes[address]).removeprefix("torch.")
+            totals[name] = totals.get(name, 0) + nbytes
+        return dict(sorted(totals.items()))
 
     def __enter__(self) -> SavedBytes:
         self._hooks = saved_tensors_hooks(self.pack, self.unpack)
@@ -504,6 +525,55 @@ def time_strategies(
 # --8<-- [end:measure]
 
 
+# --8<-- [start:autocast]
+class OpDtypes(TorchDispatchMode):
+    """Record the dtype each aten op computed in. The mode runs below autocast, so it sees the
+    ops autocast chose (bfloat16 matmuls, a float32 LayerNorm), not the ones the model wrote."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.seen: dict[str, set[str]] = {}  # op name -> dtypes of its floating-point outputs
+
+    def __torch_dispatch__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+        out = func(*args, **(kwargs or {}))
+        for t in out if isinstance(out, (tuple, list)) else [out]:
+            if isinstance(t, torch.Tensor) and t.is_floating_point():
+                dtype = str(t.dtype).removeprefix("torch.")
+                self.seen.setdefault(func.overloadpacket.__name__, set()).add(dtype)
+        return out
+
+
+def measure_autocast(
+    layers: nn.Sequential, make_input: Callable[[], torch.Tensor], dtype: str = "bfloat16"
+) -> dict[str, Any]:
+    """What the float32 model saves for backward without checkpointing, under autocast.
+
+    Bytes by dtype (the bfloat16 copies autocast makes of the weights count: they are not the
+    parameters), and the ops that computed in each dtype.
+    """
+    params = list(layers.parameters())
+    device = params[0].device
+    meter, ops = SavedBytes(params), OpDtypes()
+    layers.zero_grad(set_to_none=False)
+    x = make_input()
+    with torch.autocast(device.type, dtype=getattr(torch, dtype)), meter, ops:
+        loss = run_plain(layers, x).mean()
+    loss.backward()
+    by_op = {name: sorted(dtypes) for name, dtypes in sorted(ops.seen.items())}
+    return {
+        "dtype": dtype,
+        "saved_bytes": meter.total,
+        "saved_bytes_by_dtype": meter.by_dtype(),
+        "ops_by_dtype": {
+            kind: [name for name, dtypes in by_op.items() if kind in dtypes]
+            for kind in sorted({d for dtypes in by_op.values() for d in dtypes})
+        },
+    }
+
+
+# --8<-- [end:autocast]
+
+
 def _oom_row(strategy: Strategy, config: Config, message: str) -> dict[str, Any]:
     """Out of memory is a result: the row keeps its prediction and says OOM."""
     predicted_saved, predicted_peak = predict(strategy, config)
@@ -557,6 +627,14 @@ def _run(config: Config, device: torch.device, strategies: list[Strategy]) -> di
         if strategy.name == "none":
             reference = grads
         rows.append(row)
+    # Every layer checkpointed, RNG stash off: timed in the same rounds as the rows.
+    every_layer = Strategy("groups", layers_per_group=1)
+    no_stash = dataclasses.replace(every_layer, preserve_rng_state=False)
+    stash_grads_equal = None
+    if config.repeats and every_layer in measured:
+        stash_row, _ = measure(no_stash, layers, make_input, config, reference)
+        stash_grads_equal = stash_row["grads_equal"]
+        measured.append(no_stash)
     times: dict[Strategy, list[tuple[float, float]]] = {}
     failed: dict[Strategy, str] = {}
     if config.repeats:
@@ -569,6 +647,17 @@ def _run(config: Config, device: torch.device, strategies: list[Strategy]) -> di
         row["step_time_s"] = statistics.median(t[1] for t in samples) if samples else None
         row["forward_time_s"] = statistics.median(t[0] for t in samples) if samples else None
     _add_overheads(rows)
+    extra: dict[str, Any] = {}
+    if stash_grads_equal is not None and times.get(every_layer) and times.get(no_stash):
+        extra["rng_stash"] = {
+            "layers_per_group": 1,
+            "grads_equal": stash_grads_equal,
+            "step_times_s": [t[1] for t in times[every_layer]],
+            "step_times_no_stash_s": [t[1] for t in times[no_stash]],
+        }
+    if config.dtype == "float32":  # a model already in 16 bits has nothing to compare
+        extra["autocast"] = measure_autocast(layers, make_input)
+        release_memory(device)
     return {
         "schema_version": provenance.SCHEMA_VERSION,
         "benchmark": "checkpointing",
@@ -582,6 +671,7 @@ def _run(config: Config, device: torch.device, strategies: list[Strategy]) -> di
             "parameter_bytes": sum(p.numel() * p.element_size() for p in layers.parameters()),
         },
         "rows": rows,
+        **extra,
     }
 
 

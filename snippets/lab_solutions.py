@@ -36,7 +36,7 @@ def segment_memory(layers: int, segments: tuple[int, ...]) -> list[tuple[int, fl
 
 # --8<-- [start:groups]
 def group_overheads(config: Config) -> list[tuple[int, float, float]]:
-    """(layers per group, measured overhead, its one-forward bound) for every group size."""
+    """(layers per group, measured overhead, its one-forward estimate) for every group size."""
     rows = run_benchmark(config, "cpu")["rows"]
     groups = [r for r in rows if r["strategy"] == "groups"]
     return [(r["layers_per_group"], r["overhead"], r["overhead_bound"]) for r in groups]
@@ -74,10 +74,10 @@ if __name__ == "__main__":
     print("Task 1: 24 layers, memory in units of a")
     for segments, stored, peak in segment_memory(24, (2, 3, 4, 5, 6, 8, 12, 16, 24)):
         print(f"  {segments:2d} segments: stored {stored:6.1f}, predicted peak {peak:6.1f}")
-    print("Task 2: per-group overhead against its bound (tiny sizes: timings are noisy)")
+    print("Task 2: per-group overhead against its estimate (tiny sizes: timings are noisy)")
     tiny = Config(8, **{**LAB, "layers_per_group": (1, 2, 4)}, segments=(2,), warmup=1, repeats=3)
-    for n, overhead, bound in group_overheads(tiny):
-        print(f"  {n} layers per group: overhead {overhead:+.0%}, bound {bound:+.0%}")
+    for n, overhead, estimate in group_overheads(tiny):
+        print(f"  {n} layers per group: overhead {overhead:+.0%}, estimate {estimate:+.0%}")
     print("Task 3: stored per layer, units of a")
     for name, policy in (
         ("no checkpointing", None),

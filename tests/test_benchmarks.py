@@ -21,9 +21,11 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 import os
 import re
 import shutil
+import statistics
 import subprocess
 import warnings
 import xml.etree.ElementTree as ET
@@ -32,6 +34,7 @@ from typing import Any
 
 import checkpointing
 import codehash
+import memory_model
 import provenance
 import pytest
 import test_benchmarks_gpu as gpu_run
@@ -218,7 +221,79 @@ def test_committed_cpu_results_are_current(cpu_results: dict[str, Any]) -> None:
         "config",
         "model",
         "rows",
+        "rng_stash",
+        "autocast",
     }
+
+
+def test_rng_stash_is_timed_beside_the_default(cpu_results: dict[str, Any]) -> None:
+    """Every layer checkpointed with preserve_rng_state off, in the same rounds as the rows."""
+    stash = cpu_results["rng_stash"]
+    assert stash["layers_per_group"] == 1
+    assert stash["grads_equal"] is True  # no dropout in the model: nothing random to replay
+    assert len(stash["step_times_s"]) == len(stash["step_times_no_stash_s"]) == CONFIG.repeats
+    (every_layer,) = [r for r in _rows(cpu_results, "groups") if r["layers_per_group"] == 1]
+    assert every_layer["step_time_s"] == pytest.approx(statistics.median(stash["step_times_s"]))
+    untimed = checkpointing.run_benchmark(dataclasses.replace(TINY, repeats=0), "cpu")
+    assert "rng_stash" not in untimed
+
+
+def test_autocast_saves_what_the_dtypes_predict(cpu_results: dict[str, Any]) -> None:
+    """Under bfloat16 autocast LayerNorm and the residual add stay float32, so the saved bytes
+    are not half of float32's: the block input (1 a, float32) and LayerNorm's statistics, then
+    in bfloat16 the matmul inputs and GELU's input (1/2 + 2 + 2 a) and autocast's bfloat16
+    copies of the two weight matrices."""
+    amp = cpu_results["autocast"]
+    a, L, H = CONFIG.boundary_bytes, CONFIG.layers, CONFIG.hidden
+    (none,) = _rows(cpu_results, "none")
+    assert amp["dtype"] == "bfloat16"
+    assert "native_layer_norm" in amp["ops_by_dtype"]["float32"]
+    assert "add" in amp["ops_by_dtype"]["float32"]
+    assert {"addmm", "gelu"} <= set(amp["ops_by_dtype"]["bfloat16"])
+    assert "addmm" not in amp["ops_by_dtype"]["float32"]
+    by_dtype = amp["saved_bytes_by_dtype"]
+    assert sum(by_dtype.values()) == amp["saved_bytes"]
+    layer_norm_stats = none["saved_bytes"] - L * checkpointing.ACTIVATIONS_PER_LAYER * a
+    assert by_dtype["float32"] == L * a + layer_norm_stats
+    weight_copies = 2 * (4 * H * H) * 2  # up and down projections, two bytes per value
+    assert by_dtype["bfloat16"] == L * ((1 / 2 + 2 + 2) * a + weight_copies)
+    assert 0.5 < amp["saved_bytes"] / none["saved_bytes"] < 0.7
+
+
+def test_the_segment_rule_of_the_lesson_agrees_with_the_committed_results() -> None:
+    """Lesson 2.4's rule, derived from the memory model, against the committed measurements.
+
+    The model's best group size and segment count (lowest predicted peak) must be the ones with
+    the lowest measured peak in the committed file, and the lesson must teach those counts, not
+    the count nearest sqrt(c * L), whose uneven chunks leave a long unchecked last segment.
+    """
+    data = json.loads(CPU_FILE.read_text())
+    L, c = data["config"]["layers"], data["model"]["activations_per_layer"]
+
+    def peak(strategy: str, **param: int) -> float:
+        return memory_model.predict(strategy, L, 1, c, **param)[1]
+
+    best_group = min(range(1, L + 1), key=lambda g: peak("groups", layers_per_group=g))
+    best_count = min(range(2, L + 1), key=lambda s: peak("segments", segments=s))
+    # The rule as the lesson states it: chunks of about sqrt(L / c) layers that divide L evenly.
+    even = [n for n in range(1, L + 1) if L % n == 0]
+    chunk = min(even, key=lambda n: (L // n - 1) + n * c)
+    assert best_count == L // chunk and best_group == chunk
+    nearest = round(math.sqrt(c * L))
+    assert peak("segments", segments=nearest) > 2 * peak("segments", segments=best_count)
+
+    ok = [r for r in data["rows"] if r["status"] == "ok"]
+    for strategy, key, best in (
+        ("groups", "layers_per_group", best_group),
+        ("segments", "segments", best_count),
+    ):
+        rows = [r for r in ok if r["strategy"] == strategy]
+        assert best in {r[key] for r in rows}, f"the committed file never measured {best}"
+        measured_best = min(rows, key=lambda r: r["peak_bytes"])
+        assert measured_best[key] == best, (strategy, measured_best[key], best)
+    lesson = (ROOT / "docs" / "lessons" / "02-gradient-checkpointing.md").read_text()
+    assert f"{best_count} segments of {chunk} layers" in lesson
+    assert f"{best_group} layers per group" in lesson
 
 
 def test_segments_1_is_no_checkpointing_and_oom_is_a_row(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -374,6 +449,19 @@ def test_preserve_rng_state_keeps_dropout_gradients() -> None:
     assert not all(torch.allclose(a, b) for a, b in zip(plain, fresh, strict=True))
 
 
+def test_leaving_out_use_reentrant_keeps_the_reentrant_default() -> None:
+    """Lesson 2.5: without ``use_reentrant``, torch warns, and the warning names the reentrant
+    implementation as the current default. An input that needs no gradient shows which one ran:
+    the reentrant one alone warns that no input requires grad."""
+    layer = nn.Linear(4, 4)
+    with pytest.warns(UserWarning) as caught:
+        checkpoint(layer, torch.randn(2, 4))
+    messages = " ".join(str(w.message) for w in caught)
+    assert "use_reentrant parameter should be passed explicitly" in messages
+    assert "preserve the current default behavior, you can pass use_reentrant=True" in messages
+    assert "None of the inputs have requires_grad=True" in messages  # the reentrant path ran
+
+
 def test_code_hash_covers_imported_modules_only(tmp_path: Path) -> None:
     root = _copy_snippets(tmp_path)
     entry = root / "snippets" / "checkpointing.py"
@@ -476,7 +564,7 @@ def test_table_from_the_committed_cpu_results(cpu_results: dict[str, Any]) -> No
         "Measured / predicted",
         "Saved for backward",
         "Step time",
-        "Overhead / one-forward bound",
+        "Overhead / one-forward estimate",
         "Gradients equal",
     ):
         assert f">{column}</th>" in out
@@ -487,6 +575,21 @@ def test_table_from_the_committed_cpu_results(cpu_results: dict[str, Any]) -> No
     data = json.loads(CPU_FILE.read_text())
     assert data["provenance"]["code"]["sha256"][:12] in out
     assert "Stale results" not in out
+
+
+def test_rng_stash_and_autocast_views(tmp_path: Path, sample: dict[str, Any]) -> None:
+    """Both views render from the committed file, and say so where a file lacks the figures."""
+    stash = _render(ROOT, "rng-stash")
+    assert "preserve_rng_state=False" in stash and 'class="benchmark-provenance"' in stash
+    assert "5 rounds" in stash and "Gradients equal" in stash
+    amp = _render(ROOT, "autocast")
+    assert "bfloat16 autocast" in amp and "<code>native_layer_norm</code>" in amp
+    assert "of float32)" in amp
+    root = _copy_snippets(tmp_path)
+    bare = {k: v for k, v in sample.items() if k not in ("rng_stash", "autocast")}
+    _write(root, bare)
+    assert "not measured" in _render(root, "rng-stash")
+    assert "not measured" in _render(root, "autocast")
 
 
 def _svgs(out: str) -> list[ET.Element]:
@@ -568,7 +671,7 @@ def test_summary_follows_from_the_file(tmp_path: Path, sample: dict[str, Any]) -
     segments[1]["peak_bytes"] = 1000  # now a minimum inside the range tried
     _write(root, data)
     summary = _render(root, "summary")
-    assert f'<td class="num">{segments[1]["segments"]} segments (√L' in summary
+    assert f'<td class="num">{segments[1]["segments"]} segments (model: ' in summary
     assert "not bracketed" not in summary
 
 

@@ -37,3 +37,70 @@ def test_check_reports_counts_and_writes_nothing():
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith("ok: ") and "flashcards" in result.stdout
     assert outputs() == before
+
+
+CUED_QUIZ = """
+::: quiz id=cued title="A quiz that gives itself away"
+1. First?
+   - [x] The long, careful and right answer
+   - [ ] No
+   - [ ] Maybe
+
+   Because.
+
+2. Second?
+   - [x] Another long, careful and right answer
+   - [ ] No
+   - [ ] Maybe
+
+   Because.
+
+3. Third?
+   - [x] Yet another long and careful right answer
+   - [ ] No
+   - [ ] Maybe
+
+   Because.
+
+4. Fourth?
+   - [ ] No
+   - [x] Short
+   - [ ] Maybe not
+
+   Because.
+:::
+"""
+
+
+def test_check_warns_about_quiz_cues_with_file_and_line_and_still_succeeds(tmp_path: Path):
+    """Longest in 3 of 4, first in 3 of 4: two warnings, each naming the quiz's file and line."""
+    import shutil
+
+    course = tmp_path / "course"
+    shutil.copytree(ROOT / "tests" / "fixtures" / "second-course", course)
+    lesson = course / "docs" / "lessons" / "01-finding-your-way.md"
+    text = lesson.read_text(encoding="utf-8")
+    head, tail = text.split("\n## ", 1)  # the quiz goes before the first section heading
+    lesson.write_text(f"{head}\n{CUED_QUIZ}\n## {tail}", encoding="utf-8")
+    line = lesson.read_text(encoding="utf-8").splitlines().index(CUED_QUIZ.splitlines()[1]) + 1
+    result = cli("check", "--course", str(course))
+    assert result.returncode == 0, result.stderr
+    where = f"docs/lessons/01-finding-your-way.md:{line}: warning: quiz 'cued': "
+    assert f"{where}the correct option is the longest in 3 of 4 questions" in result.stderr
+    assert f"{where}the correct option is option 1 in 3 of 4 questions" in result.stderr
+    # Made balanced (no longest-option cue, positions 1, 2, 3, 2), the quiz draws no warning.
+    balanced = (
+        CUED_QUIZ.replace(
+            "- [x] Another long, careful and right answer\n   - [ ] No",
+            "- [ ] No\n   - [x] Another",
+        )
+        .replace(
+            "- [x] Yet another long and careful right answer\n   - [ ] No\n   - [ ] Maybe",
+            "- [ ] No\n   - [ ] Maybe\n   - [x] Yet",
+        )
+        .replace("The long, careful and right answer", "Right")
+    )
+    lesson.write_text(f"{head}\n{balanced}\n## {tail}", encoding="utf-8")
+    result = cli("check", "--course", str(course))
+    assert result.returncode == 0, result.stderr
+    assert "warning" not in result.stderr, result.stderr

@@ -10,8 +10,8 @@ same parser as the site and the deck, so what they check is what learners get:
 - all 15 seed exercises, each with its solution, in the right lesson, numbers intact; where a
   seed solution is partly wrong, the correction sits in the same hidden block and a "Read first"
   line opens it, so the wrong reasoning is never met alone;
-- every lesson's shape: objectives first, then key points, exercises, quiz, flashcards, sources,
-  and at least eight flashcards of its own;
+- every lesson's shape: objectives first, each exercise inside the numbered section it practises,
+  then key points, quiz, flashcards, sources, and at least eight flashcards of its own;
 - every claim about a named project in Lessons 1 and 4 carries a link, and every page a lesson
   links to is in its dated Sources list.
 - what Lesson 2 says the measurements show holds in every committed results file.
@@ -107,7 +107,7 @@ OWN_EXERCISES = {2: 2}
 EXERCISES = {n: count + OWN_EXERCISES.get(n, 0) for n, count in SEED_EXERCISE_COUNT.items()}
 # The seed solutions that measurement or a real run partly refutes: each keeps the seed's text and
 # opens with READ_FIRST, and its correction is a warning inside the same solution block.
-CORRECTED = {"2.1", "2.3", "2.4", "3.2", "3.3", "3.4", "4.2"}
+CORRECTED = {"2.1", "2.3", "2.4", "3.1", "3.2", "3.3", "3.4", "4.2"}
 READ_FIRST = "**Read first:**"
 SOLUTION = '??? success "Solution"'
 MIN_NEW_CARDS = 8
@@ -244,10 +244,38 @@ def test_seed_card_is_verbatim_in_its_lesson(course, front, back, lesson):
 @pytest.mark.parametrize(("lesson", "expected"), EXERCISES.items())
 def test_every_seed_exercise_is_in_its_lesson(lesson, expected):
     text = (DOCS / LESSONS[lesson]).read_text(encoding="utf-8")
-    exercises = text.split("## Exercises", 1)[1].split("\n## ", 1)[0]
+    exercises = "".join(_exercise_texts(text).values())
     assert exercises.count(SOLUTION) == expected
-    assert len(re.findall(r"^### Exercise \d\.\d ", exercises, re.MULTILINE)) == expected
+    assert len(_exercise_texts(text)) == expected
     assert text.count(SOLUTION) == expected  # no solution blocks outside the exercises
+
+
+def _exercise_texts(text: str) -> dict[str, str]:
+    """Each exercise of a lesson, from its ``### Exercise N.M`` heading to the next heading."""
+    found = {}
+    for chunk in re.split(r"^(?=##+ )", text, flags=re.MULTILINE):
+        number = re.match(r"### Exercise (\d\.\d) ", chunk)
+        if number:
+            found[number.group(1)] = chunk
+    return found
+
+
+@pytest.mark.parametrize("lesson", LESSONS)
+def test_each_exercise_follows_the_section_it_practises(lesson):
+    """Exercises sit inside numbered sections, not in a block at the end; their ids stay."""
+    text = (DOCS / LESSONS[lesson]).read_text(encoding="utf-8")
+    section = None
+    seen = []
+    for line in text.splitlines():
+        if line.startswith("## "):
+            section = line
+        exercise = re.match(r"### Exercise (\d)\.(\d) .*\{#ex-(\d)-(\d)\}$", line)
+        if exercise:
+            number, anchor = exercise.group(1, 2), exercise.group(3, 4)
+            assert number == anchor, line  # the anchor (Anki links, bookmarks) is unchanged
+            assert re.match(rf"## {lesson}\.\d ", section or ""), (line, section)
+            seen.append(line)
+    assert len(seen) == EXERCISES[lesson]
 
 
 def test_the_seed_has_exactly_these_fifteen_solutions():
@@ -265,8 +293,8 @@ def test_the_seed_has_exactly_these_fifteen_solutions():
 
 @pytest.mark.parametrize(("opening", "lesson"), SEED_EXERCISES)
 def test_seed_exercise_solution_is_in_its_lesson(opening, lesson):
-    text = _squash((DOCS / LESSONS[lesson]).read_text(encoding="utf-8"))
-    solutions = text.split("## Exercises", 1)[1]
+    text = (DOCS / LESSONS[lesson]).read_text(encoding="utf-8")
+    solutions = _squash("".join(_exercise_texts(text).values()))
     assert _squash(opening) in solutions
 
 
@@ -308,11 +336,8 @@ def _exercise_sections() -> dict[str, list[str]]:
     found: dict[str, list[str]] = {}
     for path in LESSONS.values():
         text = (DOCS / path).read_text(encoding="utf-8")
-        exercises = text.split("\n## Exercises", 1)[1].split("\n## ", 1)[0]
-        for chunk in re.split(r"^(?=### )", exercises, flags=re.MULTILINE):
-            number = re.match(r"### Exercise (\d\.\d) ", chunk)
-            if number:
-                found[number.group(1)] = chunk.splitlines()
+        for number, chunk in _exercise_texts(text).items():
+            found[number] = chunk.splitlines()
     return found
 
 
@@ -503,7 +528,7 @@ def test_lesson_has_its_parts_in_order(course, lesson):
     text = (DOCS / LESSONS[lesson]).read_text(encoding="utf-8")
     headings = re.findall(r"^## (.+?)(?: \{#[\w-]+\})?$", text, re.MULTILINE)
     assert headings[0] == "Objectives"
-    tail = ["Key points", "Exercises", "Quiz", "Flashcards", "Sources"]
+    tail = ["Key points", "Quiz", "Flashcards", "Sources"]
     assert headings[-len(tail) :] == tail
     numbered = [h for h in headings if re.match(r"\d\.\d ", h)]
     assert numbered and all(h.startswith(f"{lesson}.") for h in numbered)
@@ -646,3 +671,15 @@ def test_the_gpu_configuration_is_what_the_lesson_says():
     assert min(abs(s - root_l) for s in gpu.segments) <= 1
     assert any(root_l + 1 < s <= root_cl for s in gpu.segments)
     assert any(s >= root_cl for s in gpu.segments)
+
+
+def test_the_courses_own_quizzes_give_no_cues(course):
+    """Lesson quizzes: the correct option is not mostly the longest, nor mostly in one place.
+
+    The seed quizzes keep their given wording, so their cue stays (``check`` warns about it)."""
+    from tools.course.check import cue_warnings
+
+    own = [w for w in cue_warnings(course) if "quizzes/checkpointing-" not in w]
+    assert not own, "\n".join(own)
+    seed = [w for w in cue_warnings(course) if "quizzes/checkpointing-" in w]
+    assert seed and all("is the longest" in w for w in seed)  # the check does see a cue

@@ -282,6 +282,26 @@ def test_math_is_rendered_as_mathml_without_scripts(open_site):
     assert not [url for url in scripts if "mathjax" in url.lower() or "katex" in url.lower()]
 
 
+def test_lab_math_is_rendered_as_mathml_with_no_raw_tex_and_no_empty_src(open_site, built_site):
+    """The lab notebook's Markdown cells get MathML, like the lessons: no ``$...$`` left in what
+    the reader sees, and no ``<script src="">`` where the notebook template wanted MathJax."""
+    html = (built_site / "lab" / "checkpointing-lab.html").read_text(encoding="utf-8")
+    assert not re.search(r"""<script\b[^>]*\bsrc=["']\s*["']""", html), "an empty script src"
+    assert "x-mathjax-config" not in html
+    watched = open_site()
+    page = watched.goto("lab/checkpointing-lab.html")
+    cells = page.locator(".jp-RenderedMarkdown")
+    assert cells.count() > 0
+    text = "\n".join(cells.all_inner_texts())
+    assert not re.search(r"\$[^$\s][^$]*\$", text), "raw TeX left in a Markdown cell"
+    maths = page.locator(".jp-RenderedMarkdown math")
+    assert maths.count() >= 5, "the lab's formulas ($L$, $a$, $c = 10$, ...) are MathML"
+    box = maths.first.bounding_box()
+    assert box and box["width"] > 0 and box["height"] > 0
+    code = "\n".join(page.locator(".jp-CodeCell pre").all_inner_texts())
+    assert "$COURSE_SNIPPETS" in code  # a dollar in code is code, not math
+
+
 def search_for(page: Any, words: str) -> None:
     """Put ``words`` in the search box as a reader would. Material runs the query when its index
     is ready, on focus and on ``keyup``; Urdu letters are typed without key events, so the words

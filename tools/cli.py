@@ -44,7 +44,11 @@ def _checked(root: Path, strict_results: bool = False):
 
 
 def _without_problems(course):
-    """The course, or None after printing its problems, every one with its ``path:line``."""
+    """The course, or None after printing its problems, every one with its ``path:line``.
+
+    Quiz cues (:func:`tools.course_check.cue_warnings`) are printed too, but fail nothing."""
+    for warning in course_check.cue_warnings(course):
+        print(warning, file=sys.stderr)
     if not course.errors:
         return course
     print(course_check.report(course), file=sys.stderr)

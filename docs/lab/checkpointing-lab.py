@@ -90,7 +90,7 @@ config = checkpointing.Config(
 )
 L, c, a = config.layers, checkpointing.ACTIVATIONS_PER_LAYER, config.boundary_bytes
 print(f"L = {L} blocks, c = {c}, a = {a / 1024:.0f} KiB per boundary tensor")
-print(f"Textbook segments sqrt(L) = {L**0.5:.1f}; model optimum sqrt(c*L) = {(c * L) ** 0.5:.1f}")
+print(f"Textbook sqrt(L) = {L**0.5:.1f}; smooth optimum sqrt(c*L) = {(c * L) ** 0.5:.1f} segments")
 
 # %% [markdown]
 # ## 3. Measure every strategy
@@ -126,7 +126,7 @@ def units(value: float | None) -> str:
 
 header = (
     f"{'strategy':<10} {'parameter':<19} {'predicted':>9} {'saved':>7} {'peak':>6} "
-    f"{'step ms':>8} {'overhead':>8} {'bound':>6}  gradients"
+    f"{'step ms':>8} {'overhead':>8} {'estim.':>6}  gradients"
 )
 print("Memory in units of a (boundary tensors)")
 print(header)
@@ -226,11 +226,13 @@ for preserve in (True, False):
 # %% [markdown]
 # ## 6. Your turn
 #
-# 1. Raise `layers` to 24 and add segment counts around $\sqrt{L}$ and $\sqrt{c \cdot L}$. Where is
+# 1. Raise `layers` to 24 and add segment counts around $\sqrt{L}$, around $\sqrt{c \cdot L}$ and
+#    at counts that divide 24 evenly. Where is
 #    the stored memory smallest, and where is the *peak* (stored plus the segment being
 #    recomputed) smallest? Use `predicted_peak_bytes` in `rows`.
 # 2. Raise `batch`, `tokens` and `hidden` until one step takes a few hundred milliseconds. Does the
-#    overhead of per-group checkpointing stay near its bound as the group size changes?
+#    overhead of per-group checkpointing stay near its one-forward estimate as the group size
+#    changes?
 # 3. Write your own selective policy: copy `save_matmuls` from Lesson 2.5 and also return
 #    `MUST_SAVE` for `torch.ops.aten.gelu.default`. Predict how many boundary units per layer it
 #    stores (Lesson 2.6 counts 6 for `save_matmuls`), then measure it: build a model with
@@ -238,10 +240,10 @@ for preserve in (True, False):
 #    as a `with` block around `checkpointing.run_selective(model, x, meter.watch(my_policy))`, and
 #    divide `meter.total` by `L * a`. Compare with no checkpointing: what did the policy buy?
 #
-# Solutions: Exercise 2.6 at the end of Lesson 2 (Gradient checkpointing), hidden until you open
-# them. Results you would put in a pull request need a realistic size and a GPU; under each of
-# its tables, Lesson 2.8 says where, when and with which code it was measured. To see what the
-# same model predicts for your own model's sizes before you measure, use the
+# Solutions: Exercise 2.6 in Lesson 2.8 (Gradient checkpointing), hidden until you open
+# them. Results you would put in a pull request need the size and the hardware you train on;
+# under each table, Lesson 2.8 says on which device, when and with which code it was measured.
+# To see what the same model predicts for your own model's sizes before you measure, use the
 # [memory planner](../lessons/02-gradient-checkpointing.html#planner) in Lesson 2.9.
 
 # %%

@@ -7,11 +7,12 @@ The build only *reads* ``docs/benchmarks/<benchmark>-<device>.json``; measuring 
     ::: benchmark checkpointing table
     :::
 
-and :func:`render_embed` returns the HTML that replaces those lines. Views: ``table`` and
-``summary`` (:mod:`.tables`), ``plot-memory`` and ``plot-tradeoff`` (:mod:`.plots`, drawn on
-:mod:`.chart`), and ``planner`` (:mod:`.planner`: a form running the memory model on the reader's
-own sizes, in the browser); files are found, read and judged current or stale in
-:mod:`.results`, checked against :mod:`.schema`, and numbers are written by :mod:`.formatting`.
+and :func:`render_embed` returns the HTML that replaces those lines. Views: ``table``,
+``summary``, ``rng-stash`` and ``autocast`` (:mod:`.tables`), ``plot-memory`` and
+``plot-tradeoff`` (:mod:`.plots`, drawn on :mod:`.chart`), and ``planner`` (:mod:`.planner`: a
+form running the memory model on the reader's own sizes, in the browser); files are found, read
+and judged current or stale in :mod:`.results`, checked against :mod:`.schema`, and numbers are
+written by :mod:`.formatting`.
 
 A stale file (its measuring code changed since) still renders, under a visible notice naming the
 command that regenerates it, and a :class:`StaleResultsWarning` is issued; with ``strict=True``
@@ -39,7 +40,7 @@ from tools.benchmarks.results import (
     load_results,
     results_files,
 )
-from tools.benchmarks.tables import view_summary, view_table
+from tools.benchmarks.tables import view_autocast, view_rng_stash, view_summary, view_table
 
 __all__ = [
     "BENCHMARKS",
@@ -59,6 +60,8 @@ _RENDERERS: dict[str, Callable[[list[Results]], str]] = {
     "plot-memory": view_plot_memory,
     "plot-tradeoff": view_plot_tradeoff,
     "summary": view_summary,
+    "rng-stash": view_rng_stash,
+    "autocast": view_autocast,
 }
 VIEWS = (*_RENDERERS, "planner")
 

@@ -179,7 +179,7 @@ def _plot_tradeoff(result: Results) -> str:
     caption = (
         f"Trade-off: {esc(quantity.lower())} against median step time, one point per strategy, "
         f"on {esc(result.device['name'])}. The dotted vertical line marks one extra forward pass "
-        "on top of a step without checkpointing, the bound for recomputing everything once."
+        "on top of a step without checkpointing, the estimate for recomputing everything once."
         + (
             ""
             if gpu

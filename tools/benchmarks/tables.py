@@ -7,8 +7,10 @@ number without its source is the thing a reader should not trust.
 from __future__ import annotations
 
 import math
+import statistics
 from typing import Any
 
+from snippets import memory_model
 from tools.benchmarks.formatting import (
     describe_parameter,
     describe_shape,
@@ -25,10 +27,10 @@ _SUMMARY_QUANTITIES = (
     "Peak without checkpointing",
     "Lowest peak measured (checkpointing)",
     "Reduction",
-    "Its step-time overhead / one-forward bound",
+    "Its step-time overhead / one-forward estimate",
     "Best segment count (lowest measured peak)",
     "Measured / predicted peak",
-    "Overhead above its one-forward bound",
+    "Overhead above its one-forward estimate",
     "Gradients equal to no checkpointing",
 )
 
@@ -56,6 +58,97 @@ def view_summary(results: list[Results]) -> str:
     return "\n".join(lines)
 
 
+def view_rng_stash(results: list[Results]) -> str:
+    """Checkpointing every layer with the RNG-state stash on (default) and off, per device."""
+    parts = ['<div class="benchmark benchmark-rng-stash">']
+    for result in results:
+        stash = result.data.get("rng_stash")
+        name = esc(result.device["name"])
+        if stash is None:
+            parts.append(f"<p>{name}: not measured (this results file was not timed).</p>")
+            continue
+        on, off = stash["step_times_s"], stash["step_times_no_stash_s"]
+        median_on, median_off = statistics.median(on), statistics.median(off)
+        pairs = [a - b for a, b in zip(on, off, strict=True)]
+        lines = [
+            "<table>",
+            f"<caption>Checkpointing every layer on {name}: the random-number-state stash"
+            "</caption>",
+            '<thead><tr><th scope="col">Quantity</th><th scope="col">Measured</th></tr></thead>',
+            "<tbody>",
+            _cell_row(
+                "Median step, <code>preserve_rng_state=True</code> (default)", fmt_time(median_on)
+            ),
+            _cell_row("Median step, <code>preserve_rng_state=False</code>", fmt_time(median_off)),
+            _cell_row(
+                "Difference of the medians",
+                f"{fmt_time(median_on - median_off)} ({(median_on - median_off) / median_on:+.1%}"
+                " of the default step)",
+            ),
+            _cell_row(
+                f"Per round, default minus stash off ({len(pairs)} rounds)",
+                f"{fmt_time(min(pairs))} to {fmt_time(max(pairs))}",
+            ),
+            _cell_row(
+                "Gradients equal without the stash (no dropout)",
+                "yes" if stash["grads_equal"] else "<strong>no</strong>",
+            ),
+            "</tbody>",
+            "</table>",
+            _provenance_line(result),
+        ]
+        parts += lines
+    parts.append("</div>")
+    return "\n".join(parts)
+
+
+def view_autocast(results: list[Results]) -> str:
+    """Bytes saved for backward without checkpointing: float32 beside bfloat16 autocast."""
+    parts = ['<div class="benchmark benchmark-autocast">']
+    for result in results:
+        amp = result.data.get("autocast")
+        name = esc(result.device["name"])
+        if amp is None:
+            parts.append(f"<p>{name}: not measured (its model is not float32).</p>")
+            continue
+        none = next(r for r in result.rows if r["strategy"] == "none")
+        a = result.data["model"]["boundary_bytes"]
+        layers = result.data["config"]["layers"]
+        low = esc(amp["dtype"])
+        per_layer = amp["saved_bytes"] / (a * layers)
+        lines = [
+            "<table>",
+            f"<caption>No checkpointing on {name}: saved for backward, float32 and {low} "
+            "autocast</caption>",
+            f'<thead><tr><th scope="col">Quantity</th><th scope="col">float32</th>'
+            f'<th scope="col">{low} autocast</th></tr></thead>',
+            "<tbody>",
+            _cell_row(
+                "Saved for backward", fmt_bytes(none["saved_bytes"]), fmt_bytes(amp["saved_bytes"])
+            ),
+            _cell_row(
+                "Per layer, in float32 boundary tensors <i>a</i>",
+                f"{none['saved_bytes'] / (a * layers):.2f}",
+                f"{per_layer:.2f} ({amp['saved_bytes'] / none['saved_bytes']:.0%} of float32)",
+            ),
+        ]
+        for dtype, nbytes in amp["saved_bytes_by_dtype"].items():
+            lines.append(_cell_row(f"of which saved in {esc(dtype)}", "—", fmt_bytes(nbytes)))
+        for dtype, ops in amp["ops_by_dtype"].items():
+            names = ", ".join(f"<code>{esc(op)}</code>" for op in ops)
+            lines.append(_cell_row(f"aten ops that computed in {esc(dtype)}", "—", names))
+        lines += ["</tbody>", "</table>", _provenance_line(result)]
+        parts += lines
+    parts.append("</div>")
+    return "\n".join(parts)
+
+
+def _cell_row(label: str, *cells: str) -> str:
+    """A table row: a header cell (trusted markup) and its value cells."""
+    tds = "".join(f'<td class="num">{cell}</td>' for cell in cells)
+    return f'<tr><th scope="row">{label}</th>{tds}</tr>'
+
+
 def _table(result: Results) -> str:
     head = [
         "Strategy",
@@ -64,7 +157,7 @@ def _table(result: Results) -> str:
         "Measured / predicted",
         "Saved for backward",
         "Step time",
-        "Overhead / one-forward bound",
+        "Overhead / one-forward estimate",
         "Gradients equal",
     ]
     note = (
@@ -221,8 +314,17 @@ def _best_segments(result: Results, rows: list[dict[str, Any]]) -> str:
     best = min(tried, key=lambda r: r["peak_bytes"])
     layers = result.data["config"]["layers"]
     c = result.data["model"]["activations_per_layer"]
-    model = f"√L = {math.sqrt(layers):.1f}; √(c·L) = {math.sqrt(c * layers):.1f}"
+    model = (
+        f"model: {_model_best_segments(layers, c)} segments; √L = {math.sqrt(layers):.1f}; "
+        f"√(c·L) = {math.sqrt(c * layers):.1f}"
+    )
     if len(tried) >= 3 and best is not tried[0] and best is not tried[-1]:
         return f"{best['segments']} segments ({model})"
     edge = "largest" if best is tried[-1] else "smallest"
     return f"not bracketed: lowest at {best['segments']} segments, the {edge} count tried ({model})"
+
+
+def _model_best_segments(layers: int, c: float) -> int:
+    """The segment count with the lowest predicted peak (``memory_model``), the smallest on ties."""
+    counts = range(2, layers + 1)
+    return min(counts, key=lambda s: memory_model.predict("segments", layers, 1, c, segments=s)[1])

@@ -444,3 +444,37 @@ def mathml_in_html(page_html: str) -> str:
         return f'<div class="arithmatex">{mathml}</div>' if match.group(1) == "div" else mathml
 
     return _ARITHMATEX.sub(convert, page_html)
+
+
+# Notebook pages (mkdocs-jupyter) leave the TeX of Markdown cells as $...$ and $$...$$ for
+# MathJax, which an offline site does not load: their cells get the same MathML as lessons.
+_NOTEBOOK_MARKDOWN = re.compile(
+    r'(<div class="jp-RenderedHTMLCommon jp-RenderedMarkdown[^"]*"[^>]*>)(.*?)(</div>)', re.DOTALL
+)
+_CODE_OR_TAG = re.compile(r"<(code|pre)\b.*?</\1>|<[^>]*>", re.DOTALL)
+_DOLLAR_MATH = re.compile(
+    r"\$\$(?P<display>.+?)\$\$|(?<![\\$])\$(?P<inline>[^\s$](?:[^$]*?[^\s$\\])?)\$(?!\d)",
+    re.DOTALL,
+)
+
+
+def notebook_math_in_html(page_html: str) -> str:
+    """Replace the ``$...$`` TeX of a notebook page's Markdown cells with MathML; code and tags
+    inside a cell are left as they are."""
+    if "jp-RenderedMarkdown" not in page_html:
+        return page_html
+
+    def formula(match: re.Match[str]) -> str:
+        display = match.group("display") is not None
+        tex = html.unescape(match.group("display") if display else match.group("inline"))
+        return tex_to_mathml(tex.strip(), display=display)
+
+    def cell(match: re.Match[str]) -> str:
+        body, out, end = match.group(2), [], 0
+        for code in _CODE_OR_TAG.finditer(body):
+            out += [_DOLLAR_MATH.sub(formula, body[end : code.start()]), code.group(0)]
+            end = code.end()
+        out.append(_DOLLAR_MATH.sub(formula, body[end:]))
+        return match.group(1) + "".join(out) + match.group(3)
+
+    return _NOTEBOOK_MARKDOWN.sub(cell, page_html)

@@ -10,8 +10,9 @@
   the background (:mod:`tools.build.workers`).
 - ``on_page_markdown``: replace flashcards, quizzes and benchmark embeds by placeholders, and
   render their HTML (:mod:`tools.site.pages`).
-- ``on_page_content``: turn the math that pymdownx.arithmatex marks into MathML (no JS, no
-  network) and put the embeds' HTML in place of their placeholders.
+- ``on_page_content``: turn the math that pymdownx.arithmatex marks, and the ``$...$`` of a
+  notebook's Markdown cells, into MathML (no JS, no network) and put the embeds' HTML in place
+  of their placeholders.
 - ``on_page_context``, after Material's search has indexed the page: put the cards and quizzes
   in place, read each card and question back as a search entry of its own, and scan a Markdown
   page's content for a script, a handler or a script address, in the background. Search results
@@ -156,7 +157,9 @@ class SiteBuild:
         blocks = self.blocks.get(page.file.src_uri, [])
 
         def convert() -> str:
-            return safe_html.mathml_in_html(offline.without_remote_scripts(html))
+            return safe_html.notebook_math_in_html(
+                safe_html.mathml_in_html(offline.without_remote_scripts(html))
+            )
 
         html = self.memo.get("page-content", (html,), convert)
         return site_pages.fill_blocks(html, blocks, items=False)

@@ -1,8 +1,9 @@
 """Keep every page self-contained and inert: nothing loads from elsewhere, no author script runs.
 
 Third-party templates add remote scripts the course does not need: mkdocs-jupyter's notebook
-template always loads MathJax from a CDN (the lab notebook keeps its math out of Markdown cells,
-and lessons use build-time MathML). Such tags are removed. Then every built page is read as HTML
+template always loads MathJax, from a CDN or, with no URL set, from an empty ``src``; the
+course's math is build-time MathML, lessons and notebook cells alike (:mod:`tools.render`). Such
+tags are removed. Then every built page is read as HTML
 and each address that the browser would fetch by itself (``src``, ``srcset``, ``poster``,
 ``data``, a loading ``<link>``, SVG references, CSS ``url()`` and ``@import``) must stay on the
 site: no other scheme (``data:`` and ``blob:`` make no request), no host, no protocol-relative
@@ -29,7 +30,7 @@ from selectolax.lexbor import LexborHTMLParser
 from tools.course.links import LINK_SCHEMES, leaves_site
 
 _REMOTE_SCRIPT = re.compile(
-    r"<script\b[^>]*\bsrc=[\"']https?://[^\"']*[\"'][^>]*>\s*</script>\s*"
+    r"<script\b[^>]*\bsrc=[\"'](?:https?://[^\"']*)?[\"'][^>]*>\s*</script>\s*"
     r"(?:<!--[^>]*-->\s*)?(?:<script type=\"text/x-mathjax-config\">.*?</script>)?",
     re.DOTALL | re.IGNORECASE,
 )
@@ -60,7 +61,8 @@ _CANDIDATES = _LOAD_ATTRIBUTES | {"href", "xlink:href", "style"}
 
 
 def without_remote_scripts(html: str) -> str:
-    """Remove ``<script src="http...">`` tags (and MathJax's inline config that goes with them)."""
+    """Remove ``<script src="http...">`` and ``<script src="">`` tags (and MathJax's inline config
+    that goes with them)."""
     return _REMOTE_SCRIPT.sub("", html)
 
 

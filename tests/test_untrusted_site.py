@@ -31,6 +31,28 @@ DECK_FILE = course_config.load(ROOT).deck_file
 
 HOSTILE = ROOT / "tests" / "fixtures" / "hostile-accepted.md"
 LESSON = "docs/lessons/01-finding-and-claiming-work.md"
+LAB = "docs/lab/checkpointing-lab.py"
+# Cells a hostile contributor could add to the lab: raw HTML in Markdown, HTML output from code
+# (which runs at build time), a Mermaid diagram (mkdocs-jupyter would fetch its library).
+HOSTILE_LAB = """\
+# %% [markdown]
+# Hostile cell <img src=x onerror=alert('lab-markdown')> and <a href="javascript:alert(1)">a</a>
+# <svg><a href="#x"><set attributeName="href" to="javascript:alert('svg')"/>svg</a></svg>
+# <style>@import url(https://evil.example/a.css)</style>
+#
+# ```mermaid
+# graph TD; A-->B
+# ```
+
+# %%
+from IPython.display import HTML, display
+
+display(HTML(
+    "<script>alert('lab-output')</script><img src=x onerror=alert('lab-img')>"
+    "<p style='background:url(https://evil.example/p.png)'>styled</p>"
+    "<a ping='https://evil.example/ping' href='#'>ping</a>"
+))
+"""
 
 
 # --- reading a built site ---------------------------------------------------------------------
@@ -168,6 +190,8 @@ def hostile_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     lesson.write_text(
         lesson.read_text("utf-8").rstrip("\n") + "\n\n" + HOSTILE.read_text("utf-8"), "utf-8"
     )
+    lab = root / LAB
+    lab.write_text(lab.read_text("utf-8").rstrip("\n") + "\n\n" + HOSTILE_LAB, "utf-8")
     env = {k: v for k, v in os.environ.items() if k != "COURSE_STRICT_RESULTS"}
     result = subprocess.run(
         [sys.executable, "-m", "tools.cli", "build"],
@@ -205,6 +229,10 @@ def test_hostile_course_shows_no_dialog_and_loads_nothing_from_elsewhere(
                 visited += 1
             page.goto(base + "lessons/01-finding-and-claiming-work.html")
             text = page.inner_text("body")
+            page.goto(base + "lab/checkpointing-lab.html")
+            lab_text = page.inner_text("body")
+            page.evaluate(_CLICK_LOCAL)
+            page.wait_for_timeout(200)
     finally:
         context.close()
     foreign = [
@@ -219,10 +247,17 @@ def test_hostile_course_shows_no_dialog_and_loads_nothing_from_elsewhere(
     (artifacts / "hostile-site.json").write_text(json.dumps(figures, indent=2) + "\n")
     print(f"hostile site: {json.dumps(figures)}")
     assert "<script>alert('card')</script>" in text  # the hostile cards are there, as text
+    assert "Hostile cell" in lab_text and "styled" in lab_text  # the hostile cells, inert
     assert visited == len(list(hostile_site.rglob("*.html"))) > 5
     assert (dialogs, foreign) == ([], [])
     assert counts == {"script": 0, "handlers": 0, "javascript": 0}
 
+
+# Click every link that stays on the page (a ping, or an href an animation set, would fire).
+_CLICK_LOCAL = """() => document.querySelectorAll('.jupyter-wrapper a').forEach(a => {
+  const href = a.getAttribute('href');
+  if (href === null || href.startsWith('#')) a.click();
+})"""
 
 # Open every card and answer, hover and focus every element: handlers that hid anywhere would fire.
 _PROVOKE = """() => {

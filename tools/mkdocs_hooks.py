@@ -5,7 +5,8 @@
   ``python3 -m tools build`` MkDocs runs in the CLI's process, which already checked the course:
   the hook reuses that course (:func:`tools.course_check.load_checked_course`), so each page is
   parsed once per build.
-- ``on_files``: add the Anki deck to the site's files, for the download links, and the review
+- ``on_files``: leave out the files git ignores under ``docs/`` (:mod:`tools.published`), add
+  the Anki deck to the site's files, for the download links, and the review
   page's item data (:mod:`tools.review`) when the course's scripts include it; both are made in
   the background (:mod:`tools.background`).
 - ``on_page_markdown``: replace flashcards, quizzes and benchmark embeds by placeholders, and
@@ -46,7 +47,16 @@ from mkdocs.utils.templates import TemplateContext
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # MkDocs loads hooks by path
 
-from tools import buildinfo, course_check, offline, render, review, site_pages
+from tools import (
+    buildinfo,
+    course_check,
+    offline,
+    published,
+    render,
+    review,
+    sanitize,
+    site_pages,
+)
 from tools.background import Background
 from tools.build_memo import MISSING, BuildMemo
 from tools.model import Course
@@ -86,6 +96,10 @@ def on_files(files: Files, *, config: MkDocsConfig) -> Files:
     """Add the deck and the review page's data as files of the site, so pages can link to them
     and links are validated. Both are made in the background and written in on_post_build."""
     assert _course is not None and _course.config is not None
+    for ignored in published.ignored(_root, "docs"):
+        file = files.get_file_from_path(ignored)
+        if file is not None:  # git ignores it: not part of the site (tools/published.py)
+            files.remove(file)
     site = Path(config.site_dir)
     deck_file = _course.config.deck_file
     timestamp = buildinfo.source_date_epoch(_root)
@@ -143,10 +157,13 @@ def on_page_content(html: str, *, page: Page, config: MkDocsConfig, files: Files
     quizzes come after Material's search has read the page (:func:`on_page_context`)."""
     blocks = _blocks.get(page.file.src_uri, [])
 
-    def convert() -> str:
-        return render.mathml_in_html(offline.without_remote_scripts(html))
+    markdown_page = page.file.src_uri.endswith(".md")
 
-    html = _memo_get("page-content", (html,), convert)
+    def convert() -> str:
+        clean = sanitize.clean_page if markdown_page else sanitize.clean_notebook
+        return render.mathml_in_html(clean(offline.without_remote_scripts(html)))
+
+    html = _memo_get("page-content", (str(markdown_page), html), convert)
     return site_pages.fill_blocks(html, blocks, items=False)
 
 
@@ -173,8 +190,11 @@ def on_page_context(
             _pending.append((_background.submit_small(site_pages.search_entries, blocks), add))
         else:
             add(found)
-    if page.file.src_uri.endswith(".md") and page.content is not None:
-        _check_later("active-content", page.content, offline.active_content, page.file.src_uri)
+    if page.content is not None:  # Markdown pages, and the lab notebook (its template's scripts
+        # apart)
+        markdown_page = page.file.src_uri.endswith(".md")
+        scan = offline.active_content if markdown_page else offline.notebook_active_content
+        _check_later("active-content", page.content, scan, page.file.src_uri)
     return context
 
 

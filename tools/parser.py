@@ -25,6 +25,7 @@ from mdit_py_plugins.container import container_plugin
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 from pymdownx import slugs
 
+from tools import sanitize
 from tools.background import Background
 from tools.model import (
     LANGUAGES,
@@ -149,7 +150,7 @@ def start_parsing(
 
     Pages parse independently, so a build parses them on both cores while MkDocs loads.
     """
-    from tools import course_config, links  # they read other files
+    from tools import course_config, links, published  # they read other files
 
     errors: list[CourseError] = []
     try:
@@ -158,7 +159,12 @@ def start_parsing(
         config = None
         errors.append(exc)
     languages = tuple(config.languages if config else LANGUAGES)
-    files = [f.relative_to(root).as_posix() for f in sorted((root / docs_dir).rglob("*.md"))]
+    skipped = published.ignored(root, docs_dir)  # never published, so never part of the course
+    files = [
+        f.relative_to(root).as_posix()
+        for f in sorted((root / docs_dir).rglob("*.md"))
+        if f.relative_to(root / docs_dir).as_posix() not in skipped
+    ]
     if background is None:
         done = parse_files(root, docs_dir, files, languages)
         parts: list[Callable[[], list]] = [lambda: done]
@@ -180,6 +186,8 @@ def start_parsing(
         errors.extend(_duplicate_ids(pages))
         deck_file = config.deck_file if config else None
         errors.extend(links.check(pages, root / docs_dir, deck_file=deck_file))
+        active = config.active_files if config else ()
+        errors.extend(published.check(root, docs_dir, active))
         return Course(pages=pages, errors=sorted(errors, key=lambda e: e.location), config=config)
 
     return finish
@@ -237,6 +245,7 @@ def parse_page(
         elif token.type == "html_block":
             _html_block(src, token)
     _stray_separators(src, tokens)
+    _raw_html(src, tokens)
     _unsafe_math(src, tokens)
     _invisible_characters(src, page)
     page.headings = tuple(_headings(tokens))
@@ -364,6 +373,47 @@ def _html_block(src: _Source, token: Token) -> None:
                 "cards; put a tag in a card inside inline code)",
             )
             return
+
+
+def _raw_html(src: _Source, tokens: list[Token]) -> None:
+    """Raw HTML and link or image addresses in prose are errors, with their line, wherever the
+    sanitiser of built pages (:mod:`tools.sanitize`) would change them: the author hears of it,
+    nothing is dropped quietly.
+    Cards and quizzes escape raw HTML, so theirs is text and not checked here."""
+    quiz_depth = 0
+    for token in tokens:
+        if token.type.startswith("container_quiz_"):
+            quiz_depth += 1 if token.nesting == 1 else -1
+        if quiz_depth or token.map is None:
+            continue
+        pieces: list[tuple[str, int]] = []
+        if token.type == "html_block":
+            pieces += [(p, token.map[0] + k) for p, k in _html_block_problems(token.content)]
+        elif token.type == "inline" and not _separators_by_line(token):
+            for child, line0 in _inline_children(token):
+                if child.type == "html_inline":
+                    pieces += [(problem, line0) for problem in sanitize.problems(child.content)]
+                elif child.type in ("link_open", "image"):
+                    name = "href" if child.type == "link_open" else "src"
+                    url = str(child.attrGet(name) or "")
+                    if not sanitize.url_allowed(name, url):
+                        pieces.append((f"the address {url!r} is not allowed", line0))
+        for problem, line0 in pieces:
+            src.error(line0, f"raw HTML or address: {problem} (write it as text or in code)")
+
+
+def _html_block_problems(html: str) -> Iterator[tuple[str, int]]:
+    """Each problem of an HTML block with the line (from 0) where it first appears: the block
+    read up to each line in turn, as a tag may span lines."""
+    lines = html.split("\n")
+    if not sanitize.problems(html):  # the usual case: one parse
+        return
+    seen = 0
+    for offset in range(len(lines)):
+        found = sanitize.problems("\n".join(lines[: offset + 1]))
+        for problem in found[seen:]:
+            yield problem, offset
+        seen = max(seen, len(found))
 
 
 # --- what course items and formulas hold -----------------------------------------------------

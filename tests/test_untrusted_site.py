@@ -24,7 +24,7 @@ import pytest
 from conftest import LOCAL_HOSTS, ROOT, copy_course, serve
 from html_tags import active_markup
 
-from tools import course_config
+from tools import course_config, offline
 from tools.links import leaves_site
 
 DECK_FILE = course_config.load(ROOT).deck_file
@@ -172,6 +172,31 @@ def test_the_link_check_finds_a_broken_link_and_a_missing_anchor(tmp_path):
     assert figures["local links in cards and quizzes"] == 1
 
 
+_DECK_MATH = re.compile(r"\\\((.*?)\\\)|\\\[(.*?)\\\]", re.DOTALL)
+_ADDRESS_IN_TEX = re.compile(r"[a-z][a-z0-9+.-]*:|//|\\(?:href|url|bbox|style|require)", re.I)
+
+
+def deck_remote_urls(fields: str) -> list[str]:
+    """What Anki would fetch from elsewhere: addresses in loading attributes or CSS of the notes'
+    HTML, and any address in their TeX (MathJax in Anki acts on it at every review). Links a
+    learner may click (``<a href>``) are not fetches."""
+    found = offline.remote_loads(fields)
+    for match in _DECK_MATH.finditer(fields):
+        tex = match.group(1) or match.group(2) or ""
+        found += [tex[:80]] if _ADDRESS_IN_TEX.search(tex) else []
+    return found
+
+
+def test_deck_remote_urls_finds_tex_and_loads():
+    assert deck_remote_urls('<img src="https://e.org/a.png">') != []
+    assert deck_remote_urls("\\(\\bbox[background:url(https://e.org)]{x}\\)") != []
+    assert deck_remote_urls('<a href="https://e.org/">a</a> \\(x^2\\)') == []
+
+
+def test_the_sites_deck_holds_no_remote_url(built_site):
+    assert deck_remote_urls(deck_html(built_site)) == []
+
+
 def test_the_sites_deck_holds_no_script_handler_or_javascript_url(built_site, artifacts):
     counts = active_markup(deck_html(built_site))
     (artifacts / "deck-active-markup.json").write_text(json.dumps(counts) + "\n")
@@ -242,6 +267,7 @@ def test_hostile_course_shows_no_dialog_and_loads_nothing_from_elsewhere(
         and urlsplit(url).hostname not in LOCAL_HOSTS
     ]
     counts = active_markup(deck_html(hostile_site))
+    counts["remote URLs"] = len(deck_remote_urls(deck_html(hostile_site)))
     figures = {"pages": visited, "dialogs": len(dialogs), "off-site requests": len(foreign)}
     figures.update({f"deck {key}": value for key, value in counts.items()})
     (artifacts / "hostile-site.json").write_text(json.dumps(figures, indent=2) + "\n")
@@ -250,7 +276,7 @@ def test_hostile_course_shows_no_dialog_and_loads_nothing_from_elsewhere(
     assert "Hostile cell" in lab_text and "styled" in lab_text  # the hostile cells, inert
     assert visited == len(list(hostile_site.rglob("*.html"))) > 5
     assert (dialogs, foreign) == ([], [])
-    assert counts == {"script": 0, "handlers": 0, "javascript": 0}
+    assert counts == {"script": 0, "handlers": 0, "javascript": 0, "remote URLs": 0}
 
 
 # Click every link that stays on the page (a ping, or an href an animation set, would fire).

@@ -140,7 +140,10 @@ def on_page_markdown(markdown: str, *, page: Page, config: MkDocsConfig, files: 
 
     def render_page() -> tuple[str, list[str]]:
         strict = buildinfo.strict_results()
-        return site_pages.render_page(course_page, markdown, root=_root, strict_results=strict)
+        try:
+            return site_pages.render_page(course_page, markdown, root=_root, strict_results=strict)
+        except site_pages.SiteError as exc:  # its message starts with path:line
+            raise PluginError(str(exc)) from None
 
     if course_page.embeds:  # results files are inputs too (and stale ones warn): always render
         markdown, blocks = render_page()
@@ -164,7 +167,7 @@ def on_page_content(html: str, *, page: Page, config: MkDocsConfig, files: Files
         return render.mathml_in_html(clean(offline.without_remote_scripts(html)))
 
     html = _memo_get("page-content", (str(markdown_page), html), convert)
-    return site_pages.fill_blocks(html, blocks, items=False)
+    return _fill(html, blocks, items=False, src_uri=page.file.src_uri)
 
 
 @event_priority(-50)  # after Material's search has indexed the page
@@ -178,7 +181,11 @@ def on_page_context(
     blocks = _blocks.pop(page.file.src_uri, [])
     if blocks:
         assert page.content is not None
-        page.content = site_pages.fill_blocks(page.content, blocks, items=True)
+        page.content = _fill(page.content, blocks, items=True, src_uri=page.file.src_uri)
+        course_page = _course.page(page.file.src_uri) if _course else None
+        lost = site_pages.lost_items(page.content, course_page) if course_page else []
+        if lost:
+            raise PluginError("\n".join(lost))
         items = [block.html for block in blocks if block.item]
         key, found = _memo_find("search-entries", items)
 
@@ -244,6 +251,15 @@ def _entries_of(url: str) -> list[dict[str, str]]:
         {"location": f"{url}#{e['anchor']}", "title": e["title"], "text": e["text"]}
         for e in entries
     ]
+
+
+def _fill(html: str, blocks: list[Block], *, items: bool, src_uri: str) -> str:
+    """:func:`tools.site_pages.fill_blocks`, its problems as ``path:line`` build errors."""
+    course_page = _course.page(src_uri) if _course else None
+    try:
+        return site_pages.fill_blocks(html, blocks, items=items, page=course_page)
+    except site_pages.SiteError as exc:
+        raise PluginError(str(exc)) from None
 
 
 def on_build_error(*, error: Exception) -> None:

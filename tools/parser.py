@@ -53,7 +53,8 @@ SEPARATOR = ":::"
 CONTAINERS = ("quiz", "benchmark")
 MIN_OPTIONS = 2
 
-_EXPLICIT_ID = re.compile(r"\s*\{#([A-Za-z][\w-]*)\}\s*$")
+_ID = re.compile(r"[A-Za-z][\w-]*")  # explicit ids and quiz ids
+_EXPLICIT_ID = re.compile(r"\s*\{#(" + _ID.pattern + r")\}\s*$")
 _HEADING_ATTRS = re.compile(r"\s*\{:?([^{}]*)\}\s*$")
 _OPTION_MARK = re.compile(r"^[-*+]\s+\[([ xX])\]\s*")
 _LIST_MARKER = re.compile(r"^\s*\d+[.)]\s+")
@@ -250,6 +251,7 @@ def parse_page(
     _invisible_characters(src, page)
     page.headings = tuple(_headings(tokens))
     page.anchors = frozenset(h.anchor for h in page.headings) | _item_anchors(page)
+    _anchor_collisions(src, page)
     return page, sorted(src.errors, key=lambda e: e.location)
 
 
@@ -344,17 +346,49 @@ def _card(src: _Source, line0: int, raw: str, column: int) -> Card | None:
 
 
 def _stray_separators(src: _Source, tokens: list[Token]) -> None:
-    """Report ``:::`` lines nested in lists or quotes, where they would silently not be cards."""
+    """Report ``:::`` lines where they would silently not be course items: nested in lists or
+    quotes, in an admonition's body (indented text is code to CommonMark),
+    or in a nested HTML block; and quiz or benchmark blocks that are not at the top level."""
     quiz_depth = 0
     for token in tokens:
         if token.type.startswith("container_quiz_"):
+            if token.nesting == 1 and token.level > 0 and not quiz_depth and token.map:
+                src.error(token.map[0], _NESTED_CONTAINER)
             quiz_depth += 1 if token.nesting == 1 else -1
+        elif token.type == "container_benchmark_open" and token.level > 0 and token.map:
+            src.error(token.map[0], _NESTED_CONTAINER)
         elif token.type == "inline" and token.level > 1 and token.map and not quiz_depth:
             for offset in sorted(_separators_by_line(token)):
                 src.error(
                     token.map[0] + offset,
                     "flashcards must be top-level paragraphs, not inside lists or quotes",
                 )
+        elif token.type == "code_block" and token.map and _admonition_body(src, token.map[0]):
+            for offset, line in enumerate(token.content.split("\n")):
+                if SEPARATOR in line:
+                    src.error(
+                        token.map[0] + offset,
+                        "':::' in an admonition (its indented body is code to the checker): no "
+                        "card or quiz there is a course item, so it would be missing from the "
+                        "deck and shown as text; put it at the top level",
+                    )
+        elif token.type == "html_block" and token.level > 0:
+            _html_block(src, token)
+
+
+_ADMONITION = re.compile(r"^\s*(?:!!!|\?\?\?\+?)\s*[A-Za-z]")
+
+
+def _admonition_body(src: _Source, line0: int) -> bool:
+    """Whether the indented block starting at ``line0`` follows an ``!!!``/``???`` line."""
+    above = [line for line in src.lines[:line0] if line.strip()]
+    return bool(above) and bool(_ADMONITION.match(above[-1]))
+
+
+_NESTED_CONTAINER = (
+    "a ':::' block inside a list, quote or admonition is not a course item: put it at the top "
+    "level, unindented"
+)
 
 
 def _html_block(src: _Source, token: Token) -> None:
@@ -541,6 +575,24 @@ def _unique_slug(slug: str, used: set[str]) -> str:
     return candidate
 
 
+def _anchor_collisions(src: _Source, page: Page) -> None:
+    """An item's anchor equal to a heading's id or to another item's anchor on the page would
+    give the built page two elements with one id: links and the Review page would find the
+    first only. Reported at the item."""
+    taken = {h.anchor: f"the id of the heading at line {h.line + 1}" for h in page.headings}
+    items = [(card.anchor, card.location, "card") for card in page.cards]
+    for quiz in page.quizzes:
+        items.append((f"quiz-{quiz.quiz_id}", quiz.location, "quiz"))
+        items += [(q.anchor, q.location, "question") for q in quiz.questions]
+    for anchor, location, what in sorted(items, key=lambda item: item[1]):
+        if anchor in taken:
+            src.errors.append(
+                CourseError(location, f"this {what}'s id {anchor!r} is also {taken[anchor]}")
+            )
+        else:
+            taken[anchor] = f"the id of the {what} at line {location.line}"
+
+
 def _item_anchors(page: Page) -> frozenset[str]:
     anchors = {card.anchor for card in page.cards}
     for quiz in page.quizzes:
@@ -584,6 +636,12 @@ def _quiz(src: _Source, tokens: list[Token], index: int, page_title: str) -> Qui
     quiz_id = attrs.get("id")
     if not quiz_id:
         src.error(opening.map[0], "a quiz needs an id (::: quiz id=some-name)")
+    elif not _ID.fullmatch(quiz_id):
+        src.error(
+            opening.map[0],
+            f"quiz id {quiz_id!r}: use letters, digits, '-' and '_', starting with a letter "
+            "(the rule for explicit ids)",
+        )
     inner = _children(tokens, index)
     lists = [i for i, t in inner if t.type == "ordered_list_open" and t.level == 1]
     if len(lists) != 1 or any(

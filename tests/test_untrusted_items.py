@@ -88,3 +88,17 @@ def test_a_stray_placeholder_in_prose_is_a_check_error_with_its_line(course):
     result = run_cli(course, "check")
     assert result.returncode != 0 and "Traceback" not in result.stderr
     assert f"docs/lessons/{page.name}:{line}: raw HTML" in result.stderr, result.stderr
+
+
+@pytest.mark.parametrize(
+    "name", ["lessons/01 a b.md", "lessons/02-#1.md", "lessons/03-why?.md", "lessons/04-café.md"]
+)
+def test_deck_and_review_links_are_percent_encoded_as_mkdocs_writes_page_urls(tmp_path, name):
+    from mkdocs.structure.files import File
+
+    from tools import links
+
+    mkdocs_url = File(name, str(tmp_path), str(tmp_path / "site"), use_directory_urls=False).url
+    assert links.page_url("https://e.org/c/", name) == "https://e.org/c/" + mkdocs_url
+    assert links.page_url("./", name) == "./" + mkdocs_url
+    assert not set("# ?é") & set(links.page_url("./", name))

@@ -151,7 +151,7 @@ def start_parsing(
 
     Pages parse independently, so a build parses them on both cores while MkDocs loads.
     """
-    from tools import course_config, links, published  # they read other files
+    from tools import course_config, identity, links, published  # they read other files
 
     errors: list[CourseError] = []
     try:
@@ -189,6 +189,7 @@ def start_parsing(
         errors.extend(links.check(pages, root / docs_dir, deck_file=deck_file))
         active = config.active_files if config else ()
         errors.extend(published.check(root, docs_dir, active))
+        errors.extend(identity.check(root))
         return Course(pages=pages, errors=sorted(errors, key=lambda e: e.location), config=config)
 
     return finish

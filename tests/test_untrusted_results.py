@@ -111,3 +111,12 @@ def test_label_placement_compares_each_label_with_a_bounded_number_of_boxes(monk
         return calls / n
 
     assert per_label(8_000) < 1.5 * per_label(1_000) + 10
+
+
+def test_a_committed_file_is_submitted_unless_the_publishing_job_measured_it(monkeypatch):
+    monkeypatch.delenv("COURSE_MEASURED_HERE", raising=False)
+    table = benchmarks.render_embed(["checkpointing", "table"], ROOT, strict=False)
+    assert "Submitted: measured on " in table and "Measured on" not in table
+    monkeypatch.setenv("COURSE_MEASURED_HERE", "checkpointing-cpu.json")
+    table = benchmarks.render_embed(["checkpointing", "table"], ROOT, strict=False)
+    assert "by the job that published this site" in table and "Submitted" not in table

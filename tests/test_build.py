@@ -258,3 +258,25 @@ def test_mkdocs_own_command_builds_the_course_with_the_hook(course_copy):
     assert list((built / "downloads").glob("*.apkg"))
     index = (built / "search" / "search_index.json").read_text("utf-8")
     assert "#card-" in index and "#q-" in index
+
+
+def test_the_site_folder_gets_normal_permissions(course_copy):
+    umask = os.umask(0o022)
+    try:
+        result = run_cli(course_copy, "build")
+    finally:
+        os.umask(umask)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert (course_copy / "site").stat().st_mode & 0o777 == 0o755
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes into read-only folders anyway")
+def test_a_read_only_old_site_is_replaced_without_leftovers(course_copy):
+    site = course_copy / "site"
+    (site / "sub").mkdir()
+    for folder in (site / "sub", site):
+        folder.chmod(0o555)
+    result = run_cli(course_copy, "build")
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert (site / "index.html").is_file()
+    assert not list(course_copy.glob(".site-*"))

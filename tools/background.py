@@ -48,7 +48,9 @@ class Background:
             if not _may_fork():  # checked before the pool starts its own thread
                 return _done(fn, *args, **kwargs)
             fork = multiprocessing.get_context("fork")
-            self._pool = ProcessPoolExecutor(self.workers, mp_context=fork)
+            self._pool = ProcessPoolExecutor(
+                self.workers, mp_context=fork, initializer=_die_with, initargs=(os.getpid(),)
+            )
         return self._pool.submit(fn, *args, **kwargs)
 
     def submit_small(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future:
@@ -91,6 +93,29 @@ class Background:
         if self._pool is not None:
             self._pool.shutdown(cancel_futures=True)
             self._pool = None
+
+
+def _die_with(parent: int) -> None:
+    """In a worker: end when the build that forked it ends, even by SIGKILL, instead of living
+    on as an orphan. Linux sends SIGKILL to the worker when its parent dies (prctl
+    PR_SET_PDEATHSIG); elsewhere a thread checks the parent every second."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        if libc.prctl(1, 9, 0, 0, 0) == 0:  # PR_SET_PDEATHSIG, SIGKILL
+            if os.getppid() != parent:  # the parent died before prctl took effect
+                os._exit(1)
+            return
+    except (OSError, AttributeError):
+        pass
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            threading.Event().wait(1.0)
+        os._exit(1)
+
+    threading.Thread(target=watch, daemon=True).start()
 
 
 def _may_fork() -> bool:

@@ -20,7 +20,7 @@ from pathlib import Path
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "snippets"))
-import checkpointing  # noqa: E402
+import checkpointing
 
 MARGIN = 1.25
 GIB = 2**30

@@ -128,9 +128,11 @@ def test_codeowners_guard_the_settings_results_and_ci():
 
 def test_readme_and_workflow_tell_one_story_about_gpu_results():
     readme = (ROOT / "README.md").read_text()
-    assert "Commit the\nresults" not in readme and "commit it unedited" not in (
-        ROOT / "CONTRIBUTING.md"
-    ).read_text()
-    assert Path(ROOT / ".github" / "workflows" / "publish.yml").read_text().count(
-        "upload-artifact"
-    ) == 1
+    assert (
+        "Commit the\nresults" not in readme
+        and "commit it unedited" not in (ROOT / "CONTRIBUTING.md").read_text()
+    )
+    assert (
+        Path(ROOT / ".github" / "workflows" / "publish.yml").read_text().count("upload-artifact")
+        == 1
+    )

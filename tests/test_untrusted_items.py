@@ -102,3 +102,16 @@ def test_deck_and_review_links_are_percent_encoded_as_mkdocs_writes_page_urls(tm
     assert links.page_url("https://e.org/c/", name) == "https://e.org/c/" + mkdocs_url
     assert links.page_url("./", name) == "./" + mkdocs_url
     assert not set("# ?é") & set(links.page_url("./", name))
+
+
+def test_the_built_page_check_finds_an_item_inside_a_comment():
+    from test_parser import parse
+
+    from tools.site_pages import lost_items
+
+    page, errors = parse("# T\n\nQ? ::: A\n")
+    assert not errors
+    anchor = page.cards[0].anchor
+    assert lost_items(f'<details id="{anchor}"></details>', page) == []
+    lost = lost_items(f'<!-- <details id="{anchor}"></details> -->', page)
+    assert lost == [f"{PATH}:3: " + lost[0].split(": ", 1)[1]] and "missing" in lost[0]

@@ -115,3 +115,11 @@ def test_the_built_page_check_finds_an_item_inside_a_comment():
     assert lost_items(f'<details id="{anchor}"></details>', page) == []
     lost = lost_items(f'<!-- <details id="{anchor}"></details> -->', page)
     assert lost == [f"{PATH}:3: " + lost[0].split(": ", 1)[1]] and "missing" in lost[0]
+
+
+def test_an_item_id_repeated_by_raw_html_is_a_build_error(course):
+    page = lesson(course)
+    line = append(page, 'Q unique? ::: A {#my-card}\n\n<p id="my-card">prose</p>\n')
+    result = run_cli(course, "build")
+    assert result.returncode != 0 and "Traceback" not in result.stderr, result.stderr[-2000:]
+    assert f"docs/lessons/{page.name}:{line}: the built page has 2 elements" in result.stderr

@@ -13,6 +13,7 @@ here, so nothing an author writes becomes markup or script.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from html import escape
 from pathlib import Path
 from typing import NamedTuple
@@ -163,20 +164,27 @@ def _placeholder_problems(page: Page, found: list[int], expected: list[int]) -> 
 
 def lost_items(html: str, page: Page) -> list[str]:
     """``path:line: message`` for each card, quiz or question of ``page`` whose anchor is not an
-    element of the built content ``html``: raw HTML around it (an unclosed ``<!--`` from an
-    included file, a ``<textarea>``) turned it into text, so the site would lack an item the deck
-    has."""
-    ids = {node.attributes.get("id") for node in LexborHTMLParser(html).css("[id]")}
+    element of the built content ``html`` (raw HTML around it, an unclosed ``<!--`` from an
+    included file, a ``<textarea>``, turned it into text, so the site would lack an item the deck
+    has), or is the id of another element too (a heading MkDocs named so, raw HTML)."""
+    ids = Counter(node.attributes.get("id") for node in LexborHTMLParser(html).css("[id]"))
     items = [(card.anchor, card.location) for card in page.cards]
     for quiz in page.quizzes:
         items.append((f"quiz-{quiz.quiz_id}", quiz.location))
         items += [(question.anchor, question.location) for question in quiz.questions]
-    return [
-        f"{location}: this item is missing from the built page (raw HTML before it, such as an "
-        "unclosed <!-- or <textarea>, perhaps from an included file, swallowed it)"
-        for anchor, location in items
-        if anchor not in ids
-    ]
+    problems = []
+    for anchor, location in items:
+        if not ids[anchor]:
+            problems.append(
+                f"{location}: this item is missing from the built page (raw HTML before it, such "
+                "as an unclosed <!-- or <textarea>, perhaps from an included file, swallowed it)"
+            )
+        elif ids[anchor] > 1:
+            problems.append(
+                f"{location}: the built page has {ids[anchor]} elements with this item's id "
+                f"{anchor!r} (a heading, raw HTML or another item): links would find the first"
+            )
+    return problems
 
 
 def search_entries(blocks: list[Block]) -> list[dict[str, str]]:

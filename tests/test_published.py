@@ -62,6 +62,24 @@ def test_a_file_that_runs_in_the_browser_must_be_listed(course, name, body):
     assert "extra.course.active_files" in errors[0]
 
 
+@pytest.mark.parametrize(
+    "css",
+    [
+        "@import url(https://e.org/a.css);",
+        'p { background: url("//e.org/x.png") }',
+        "p { background: \\75 rl(https://e.org/x.png) }",
+        'p { background: image-set("https://e.org/x.png" 1x) }',
+    ],
+)
+def test_a_style_sheet_that_loads_from_elsewhere_is_an_error_at_its_line(course, css):
+    sheet = course / "docs" / "assets" / "course.css"
+    lines = sheet.read_text().count("\n")
+    sheet.write_text(sheet.read_text() + css + "\n")
+    errors = check_errors(course)
+    assert [e.split(": ", 1)[0] for e in errors] == [f"docs/assets/course.css:{lines + 1}"], errors
+    assert "from outside the site" in errors[0]
+
+
 def test_the_courses_own_scripts_are_listed():
     from conftest import ROOT
 

@@ -108,7 +108,9 @@ def script_digest(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
-def _leaves(url: str) -> bool:
+def leaves(url: str) -> bool:
+    """Whether the browser would fetch ``url`` from another origin (``data:``/``blob:`` fetch
+    nothing)."""
     return off_site(url) and not normalised_url(url).lower().startswith(_LOCAL_SCHEMES)
 
 
@@ -180,15 +182,15 @@ def _scan(
             if handler or (name in _URL_ATTRIBUTES and _script_address(name, value)):
                 found_active = True
             if name in _CANDIDATES:
-                if _loads(tag, name, attrs) and any(_leaves(u) for u in _addresses(name, value)):
+                if _loads(tag, name, attrs) and any(leaves(u) for u in _addresses(name, value)):
                     found_remote = True
                 if name == "style" and any(
-                    _leaves(u) for u in css_addresses(value, declarations=True)
+                    leaves(u) for u in css_addresses(value, declarations=True)
                 ):
                     found_remote = True
         if tag == "style":
             text = node.text(deep=True)
-            remote += [f"<style> {url}" for url in css_addresses(text) if _leaves(url)]
+            remote += [f"<style> {url}" for url in css_addresses(text) if leaves(url)]
         if found_active or found_remote:
             written = " ".join(f"{k}={v or ''!r}" for k, v in attrs.items())
             shown = f"<{tag} {written}>"[:160]

@@ -7,6 +7,8 @@ MkDocs copies every other file of ``docs/`` into the site as it is. So:
 - a file the browser can run on the site's origin (``.html``, ``.svg``, ``.xml``, ``.js``, ...)
   is an error unless the course lists it in ``extra.course.active_files`` in ``mkdocs.yml``: a
   script or an SVG there could read and rewrite every learner's review progress;
+- a style sheet under ``docs/`` may load nothing from elsewhere (``@import``, ``url()``, read
+  by a CSS tokenizer as for pages, :func:`tools.offline.css_addresses`): the site works offline;
 - a file git ignores under ``docs/`` is not published (:func:`ignored`): the site holds what the
   repository holds, and a stray local file is never shipped nor left stale.
 """
@@ -47,9 +49,11 @@ def check(root: Path, docs_dir: str, active_files: tuple[str, ...]) -> list[Cour
                     )
                 )
                 continue
+            if rel in skip:
+                continue
+            if name in names and path.suffix.lower() == ".css":
+                errors += _remote_css(path, f"{docs_dir}/{rel}")
             if name in names and path.suffix.lower() in ACTIVE_SUFFIXES and rel not in listed:
-                if rel in skip:
-                    continue
                 errors.append(
                     CourseError(
                         where,
@@ -58,6 +62,28 @@ def check(root: Path, docs_dir: str, active_files: tuple[str, ...]) -> list[Cour
                         "mkdocs.yml): remove it, or list it there after review",
                     )
                 )
+    return errors
+
+
+def _remote_css(path: Path, shown: str) -> list[CourseError]:
+    from tools import offline  # reads pages with Lexbor and CSS with tinycss2
+
+    try:
+        text = path.read_text("utf-8", errors="replace")
+    except OSError:
+        return []
+    lines = text.splitlines()
+    errors = []
+    for url in offline.css_addresses(text):
+        if offline.leaves(url):
+            line = next((n for n, row in enumerate(lines, 1) if url in row), 1)
+            errors.append(
+                CourseError(
+                    Location(shown, line),
+                    f"loads {url!r} from outside the site: every byte the site needs is "
+                    "served from it (put the file under docs/)",
+                )
+            )
     return errors
 
 

@@ -90,6 +90,7 @@ def test_what_the_course_writes_passes_unchanged():
         '<figure class="lifecycle"><img alt="a" src="../assets/a.png"><figcaption>c</figcaption>'
         '</figure><div data-course-block="3"></div>'
         '<div class="course-review" data-ui="assets/review/page.js" id="course-review"></div>'
+        '<div class="table-wrap" role="region" aria-label="Results" tabindex="0"><p>t</p></div>'
     )
     assert sanitize.clean_page(html) == html
 

@@ -36,12 +36,14 @@ TAGS = {
         "blockquote",
         "br",
         "caption",
+        "cite",
         "code",
         "col",
         "colgroup",
         "dd",
         "del",
         "details",
+        "dfn",
         "div",
         "dl",
         "dt",
@@ -61,6 +63,7 @@ TAGS = {
         "q",
         "s",
         "samp",
+        "section",
         "small",
         "span",
         "strong",
@@ -73,6 +76,7 @@ TAGS = {
         "tfoot",
         "th",
         "thead",
+        "time",
         "tr",
         "u",
         "ul",
@@ -80,7 +84,10 @@ TAGS = {
         "wbr",
     ],
 }
-_GENERIC = {"id", "class", "title", "lang", "dir"}
+# Accessibility attributes carry no address and run nothing (a scrolling table's wrapper needs
+# role, aria-label and tabindex).
+_GENERIC = {"id", "class", "title", "lang", "dir", "role", "tabindex", "aria-label",
+            "aria-labelledby", "aria-describedby", "aria-hidden"}  # fmt: skip
 ATTRIBUTES = {
     "*": _GENERIC,
     "a": {"href", "name"},

@@ -10,7 +10,9 @@
 # into "${OUT:-build/gpu}". Fails when CUDA is missing: a skipped run must not look like a result.
 # Installs nothing and never uses the network (the GPU machine has none): when torch or pytest
 # is missing it says what to install, and stops.
-# Commit docs/benchmarks/checkpointing-<gpu>.json unedited afterwards.
+# Needs about the GPU memory README.md states (.ci/gpu_memory.py works it out); checks first.
+# Publishing: .github/workflows/publish.yml runs this, attests the file and builds the site from
+# it; a file committed by hand is shown as "submitted", not as measured by the site.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -36,19 +38,23 @@ if [ "${#missing[@]}" -gt 0 ]; then
   } | tee "$log" >&2
   exit 1
 fi
-if ! "$python" -c 'import sys, torch; sys.exit(0 if torch.cuda.is_available() else 1)'; then
-  echo "gpu-benchmarks: torch sees no CUDA device; nothing measured" | tee "$log" >&2
+# CUDA present, and enough free memory on the device for the full size (worked out from the
+# course's memory model by .ci/gpu_memory.py): say so plainly before measuring anything.
+if ! "$python" .ci/gpu_memory.py --check >"$log" 2>&1; then
+  cat "$log" >&2
   exit 1
 fi
 
 marker="$(mktemp)"
 trap 'rm -f "$marker"' EXIT
 {
+  cat "$log"
   echo "# $(date -u +%Y-%m-%dT%H:%M:%SZ) $(git rev-parse HEAD 2>/dev/null || echo 'no git')"
   command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,memory.total,driver_version \
     --format=csv,noheader || true
   "$python" -c 'import torch; print("torch", torch.__version__, "CUDA", torch.version.cuda)'
-} >"$log" 2>&1
+} >"$log.tmp" 2>&1
+mv "$log.tmp" "$log"
 
 status=0
 "$python" -m pytest -m gpu -p no:cacheprovider -q -rA tests/test_benchmarks_gpu.py 2>&1 \

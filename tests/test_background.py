@@ -8,6 +8,7 @@ import os
 import threading
 
 import pytest
+from conftest import ROOT
 
 from tools.build import workers as background
 from tools.build.workers import Background
@@ -129,3 +130,40 @@ def test_a_build_has_one_pool_which_its_steps_share():
     assert background._this_build is None
     with background.build_pool() as later:
         assert later is not outer
+
+
+def test_workers_exit_when_the_build_is_killed(tmp_path):
+    """A SIGKILLed build leaves no worker behind as an orphan."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    script = (
+        "import os, time, sys\n"
+        "from tools.build import workers as background\n"
+        "background._may_fork = lambda: True\n"
+        "b = background.Background(workers=1)\n"
+        "print(b.submit(os.getpid).result(), flush=True)\n"
+        "b.submit(time.sleep, 60)\n"
+        "time.sleep(60)\n"
+    )
+    build = subprocess.Popen(
+        [sys.executable, "-c", script], cwd=ROOT, stdout=subprocess.PIPE, text=True
+    )
+    worker = int(build.stdout.readline())
+    assert worker != build.pid
+    os.kill(build.pid, signal.SIGKILL)
+    build.wait(timeout=10)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        try:
+            os.kill(worker, 0)
+        except ProcessLookupError:
+            return
+        with open(f"/proc/{worker}/stat") as stat:  # a zombie waiting for init is gone too
+            if stat.read().split(")")[-1].split()[0] == "Z":
+                return
+        time.sleep(0.1)
+    os.kill(worker, signal.SIGKILL)
+    raise AssertionError(f"worker {worker} outlived its killed parent")

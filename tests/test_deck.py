@@ -380,6 +380,35 @@ def test_renaming_a_lesson_keeps_every_note_and_its_review_history(tmp_path):
         assert col.note_count() == len(history)
         assert {cid: col.get_card(cid).ivl for cid in col.find_cards("")} == history
         assert col.db.scalar("SELECT count() FROM revlog") == reviews
+        # Every note of a moved page shows its new address, so Anki must take each as updated.
+        fields = {nid: "\x1f".join(col.get_note(nid).fields) for nid in col.find_notes("")}
+        moved = {nid for nid, text in fields.items() if "ckpt-ur.html" not in text}
+        assert len(log.updated) == len(moved) > 0
+        for nid in moved:
+            assert f"{SITE}lessons/moved/07-renamed.html" in fields[nid] or (
+                f"{SITE}en-quiz.html" in fields[nid]
+            ), fields[nid]
+        assert not any(f"{SITE}lessons/01-finding-work.html" in text for text in fields.values())
+    finally:
+        col.close()
+
+
+def test_a_new_site_url_updates_every_note(tmp_path):
+    root = make_course(tmp_path / "course")
+    col = Collection(str(tmp_path / "collection.anki2"))
+    try:
+        import_apkg(col, build(root, tmp_path / "1.apkg", T1))
+        settings = root / "mkdocs.yml"
+        text = re.sub(
+            r"(?m)^site_url: .*$", "site_url: https://example.net/c/", settings.read_text()
+        )
+        settings.write_text(text)
+        git(root, "commit", "-q", "-am", "move the site", when=T2)
+        course = parse_course(root)
+        out = tmp_path / "2.apkg"
+        deck.write_deck(course, out, site_url="https://example.net/c/", timestamp=T2, root=root)
+        log = import_apkg(col, out)
+        assert len(log.updated) == col.note_count()
     finally:
         col.close()
 

@@ -87,7 +87,11 @@ def test_mathml_keeps_only_math_elements_and_attributes():
 
 UNSAFE_TEX = ["href{javascript:alert(1)}{x}", "style{color:red}{x}", "class{a}{x}", "cssId{a}{x}",
               "unicode{x41}", "require{html}", "html{<b>x</b>}", "htmlData{a}{x}",
-              "csname href\\endcsname{x}"]  # fmt: skip
+              "csname href\\endcsname{x}", "bbox[background-image:url(https://e.org/a)]{x}",
+              "def\\x{y}", "newcommand{\\x}{y}", "let\\a\\b", "color{red}{x}", "colorbox{red}{x}",
+              "fbox{x}", "mathtip{a}{b}", "texttip{a}{b}", "toggle{a}{b}\\endtoggle", "tag{x}",
+              "label{x}", "eqref{x}", "verb|x|", "mmlToken{mi}{x}", "frak{x}",
+              "notacommand{x}"]  # fmt: skip
 
 
 @pytest.mark.parametrize("command", UNSAFE_TEX)
@@ -115,6 +119,13 @@ def test_unsafe_tex_commands_are_errors_with_file_and_line(command):
         assert "<code" in out and "href=" not in out and "\\(" not in out
 
 
+def test_tex_environments_are_allow_listed_too():
+    assert messages("# T\n\nProse $\\begin{pmatrix}a\\end{pmatrix}$ is fine.\n") == []
+    assert messages("# T\n\nBad $\\begin{picture}x\\end{picture}$.\n") == [
+        f"{PATH}:3: TeX command \\begin{{picture}} is not allowed in course math"
+    ]
+
+
 # --- the separator and HTML blocks ------------------------------------------------------------
 
 
@@ -133,7 +144,10 @@ def test_card_lines_after_a_tag_are_an_error_not_lost():
 
 def test_a_card_starting_with_a_script_tag_is_an_error():
     errors = messages("# T\n\n<script>alert(1)</script> ::: x\nQ ::: A\n")
-    assert [e.split(": ':::'")[0] for e in errors] == [f"{PATH}:3"]
+    assert [e.split(": ':::'")[0] for e in errors if "':::'" in e] == [f"{PATH}:3"]
+    assert any(
+        e.startswith(f"{PATH}:3: raw HTML or address: <script> is not allowed") for e in errors
+    )
 
 
 def test_separator_token_carries_exact_sides_around_code_math_and_links():
@@ -342,6 +356,9 @@ def test_bidi_and_zero_width_characters_are_errors(char):
         :::
         """
     )
+    quiz_id = [e for e in errors if ": quiz id " in e]  # the id rule says so too
+    assert [e.split(": ", 1)[0] for e in quiz_id] == [f"{PATH}:6"]
+    errors = [e for e in errors if e not in quiz_id]
     assert [e.split(": ", 1)[0] for e in errors] == [f"{PATH}:{n}" for n in (3, 4, 6, 7, 8, 11)], (
         errors
     )

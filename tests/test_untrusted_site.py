@@ -26,11 +26,34 @@ from html_tags import active_markup
 
 from tools.course import config as course_config
 from tools.course.links import leaves_site
+from tools.site import offline
 
 DECK_FILE = course_config.load(ROOT).deck_file
 
 HOSTILE = ROOT / "tests" / "fixtures" / "hostile-accepted.md"
 LESSON = "docs/lessons/01-finding-and-claiming-work.md"
+LAB = "docs/lab/checkpointing-lab.py"
+# Cells a hostile contributor could add to the lab: raw HTML in Markdown, HTML output from code
+# (which runs at build time), a Mermaid diagram (mkdocs-jupyter would fetch its library).
+HOSTILE_LAB = """\
+# %% [markdown]
+# Hostile cell <img src=x onerror=alert('lab-markdown')> and <a href="javascript:alert(1)">a</a>
+# <svg><a href="#x"><set attributeName="href" to="javascript:alert('svg')"/>svg</a></svg>
+# <style>@import url(https://evil.example/a.css)</style>
+#
+# ```mermaid
+# graph TD; A-->B
+# ```
+
+# %%
+from IPython.display import HTML, display
+
+display(HTML(
+    "<script>alert('lab-output')</script><img src=x onerror=alert('lab-img')>"
+    "<p style='background:url(https://evil.example/p.png)'>styled</p>"
+    "<a ping='https://evil.example/ping' href='#'>ping</a>"
+))
+"""
 
 
 # --- reading a built site ---------------------------------------------------------------------
@@ -150,6 +173,31 @@ def test_the_link_check_finds_a_broken_link_and_a_missing_anchor(tmp_path):
     assert figures["local links in cards and quizzes"] == 1
 
 
+_DECK_MATH = re.compile(r"\\\((.*?)\\\)|\\\[(.*?)\\\]", re.DOTALL)
+_ADDRESS_IN_TEX = re.compile(r"[a-z][a-z0-9+.-]*:|//|\\(?:href|url|bbox|style|require)", re.I)
+
+
+def deck_remote_urls(fields: str) -> list[str]:
+    """What Anki would fetch from elsewhere: addresses in loading attributes or CSS of the notes'
+    HTML, and any address in their TeX (MathJax in Anki acts on it at every review). Links a
+    learner may click (``<a href>``) are not fetches."""
+    found = offline.remote_loads(fields)
+    for match in _DECK_MATH.finditer(fields):
+        tex = match.group(1) or match.group(2) or ""
+        found += [tex[:80]] if _ADDRESS_IN_TEX.search(tex) else []
+    return found
+
+
+def test_deck_remote_urls_finds_tex_and_loads():
+    assert deck_remote_urls('<img src="https://e.org/a.png">') != []
+    assert deck_remote_urls("\\(\\bbox[background:url(https://e.org)]{x}\\)") != []
+    assert deck_remote_urls('<a href="https://e.org/">a</a> \\(x^2\\)') == []
+
+
+def test_the_sites_deck_holds_no_remote_url(built_site):
+    assert deck_remote_urls(deck_html(built_site)) == []
+
+
 def test_the_sites_deck_holds_no_script_handler_or_javascript_url(built_site, artifacts):
     counts = active_markup(deck_html(built_site))
     (artifacts / "deck-active-markup.json").write_text(json.dumps(counts) + "\n")
@@ -168,6 +216,8 @@ def hostile_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     lesson.write_text(
         lesson.read_text("utf-8").rstrip("\n") + "\n\n" + HOSTILE.read_text("utf-8"), "utf-8"
     )
+    lab = root / LAB
+    lab.write_text(lab.read_text("utf-8").rstrip("\n") + "\n\n" + HOSTILE_LAB, "utf-8")
     env = {k: v for k, v in os.environ.items() if k != "COURSE_STRICT_RESULTS"}
     result = subprocess.run(
         [sys.executable, "-m", "tools.cli", "build"],
@@ -205,6 +255,10 @@ def test_hostile_course_shows_no_dialog_and_loads_nothing_from_elsewhere(
                 visited += 1
             page.goto(base + "lessons/01-finding-and-claiming-work.html")
             text = page.inner_text("body")
+            page.goto(base + "lab/checkpointing-lab.html")
+            lab_text = page.inner_text("body")
+            page.evaluate(_CLICK_LOCAL)
+            page.wait_for_timeout(200)
     finally:
         context.close()
     foreign = [
@@ -214,15 +268,23 @@ def test_hostile_course_shows_no_dialog_and_loads_nothing_from_elsewhere(
         and urlsplit(url).hostname not in LOCAL_HOSTS
     ]
     counts = active_markup(deck_html(hostile_site))
+    counts["remote URLs"] = len(deck_remote_urls(deck_html(hostile_site)))
     figures = {"pages": visited, "dialogs": len(dialogs), "off-site requests": len(foreign)}
     figures.update({f"deck {key}": value for key, value in counts.items()})
     (artifacts / "hostile-site.json").write_text(json.dumps(figures, indent=2) + "\n")
     print(f"hostile site: {json.dumps(figures)}")
     assert "<script>alert('card')</script>" in text  # the hostile cards are there, as text
+    assert "Hostile cell" in lab_text and "styled" in lab_text  # the hostile cells, inert
     assert visited == len(list(hostile_site.rglob("*.html"))) > 5
     assert (dialogs, foreign) == ([], [])
-    assert counts == {"script": 0, "handlers": 0, "javascript": 0}
+    assert counts == {"script": 0, "handlers": 0, "javascript": 0, "remote URLs": 0}
 
+
+# Click every link that stays on the page (a ping, or an href an animation set, would fire).
+_CLICK_LOCAL = """() => document.querySelectorAll('.jupyter-wrapper a').forEach(a => {
+  const href = a.getAttribute('href');
+  if (href === null || href.startsWith('#')) a.click();
+})"""
 
 # Open every card and answer, hover and focus every element: handlers that hid anywhere would fire.
 _PROVOKE = """() => {

@@ -107,6 +107,9 @@ def build_site(site_dir: Path, *, root: Path = ROOT, strict_results: bool = Fals
         )
         _remove_abandoned_staging(site_dir.parent)
         staging = Path(tempfile.mkdtemp(prefix=f".site-{os.getpid()}-", dir=site_dir.parent))
+        umask = os.umask(0)
+        os.umask(umask)
+        staging.chmod(0o777 & ~umask)  # mkdtemp makes it 0700; site/ is served and shared
         old = staging.with_name(staging.name + "-old")
         try:
             course = mkdocs_build.build(
@@ -118,8 +121,8 @@ def build_site(site_dir: Path, *, root: Path = ROOT, strict_results: bool = Fals
             _swap_in(staging, site_dir, old)
             build_stamp.record(root, site_dir, inputs)
         finally:
-            shutil.rmtree(staging, ignore_errors=True)
-            shutil.rmtree(old, ignore_errors=True)
+            _remove_tree(staging)
+            _remove_tree(old)
     print(
         f"built {site_dir} (deck: {site_dir / course.config.deck_file}) "
         f"in {time.perf_counter() - started:.1f} s"
@@ -135,7 +138,26 @@ def _remove_abandoned_staging(folder: Path) -> None:
     for path in folder.glob(".site-*"):
         pid = path.name.split("-")[1]
         if pid.isdigit() and not _running(int(pid)):
-            shutil.rmtree(path, ignore_errors=True)
+            _remove_tree(path)
+
+
+def _remove_tree(path: Path) -> None:
+    """``rm -rf``: folders a user made read-only (an old ``site/``) are made writable first, so
+    no ``.site-*-old`` folder is left behind."""
+    if not path.exists() and not path.is_symlink():
+        return
+
+    def writable(folder: Path) -> None:
+        with contextlib.suppress(OSError):
+            folder.chmod(0o700)
+        with contextlib.suppress(OSError):
+            for child in folder.iterdir():
+                if child.is_dir() and not child.is_symlink():
+                    writable(child)
+
+    if path.is_dir() and not path.is_symlink():
+        writable(path)
+    shutil.rmtree(path, ignore_errors=True)
 
 
 def _running(pid: int) -> bool:

@@ -8,10 +8,15 @@ course's), never later than the build ``timestamp`` (SOURCE_DATE_EPOCH or the la
 A commit that edits one answer therefore updates exactly that note; the same commit
 always gives the same times, in a fresh clone as in a working copy.
 
+A note's fields also show things outside its lines: its page's address (the "Open in the
+course" link, which a rename or move changes), the page's title (its deck) and the course's
+``site_url`` and deck name in ``mkdocs.yml``. So the time is also never earlier than the commit
+that put the page at its current path (git blame follows a rename; the link does not), the last
+change to the page's title line, and the last change to those settings' lines.
+
 A note with uncommitted lines (an edit not yet committed, an untracked file) is dated at the time
 of the build, so a second uncommitted edit still reaches Anki. Outside a git checkout the build
-timestamp stands in. Not tracked: a new ``site_url`` (the Source links) reaches learners only with
-the next note change; a shallow clone dates every line to its one commit (all notes update once).
+timestamp stands in. A shallow clone dates every line to its one commit (all notes update once).
 """
 
 from __future__ import annotations
@@ -22,7 +27,13 @@ from pathlib import Path
 
 from tools.anki import history
 from tools.build.buildinfo import git
+from tools.course.model import Page
 from tools.course.notes import NoteItem
+from tools.course.parser import split_lines
+
+# Settings in mkdocs.yml that note fields show.
+SETTINGS_FILE = "mkdocs.yml"
+SETTINGS_KEYS = ("site_url:", "deck_name:")
 
 
 def note_times(
@@ -36,16 +47,42 @@ def note_times(
         return {entry.guid: timestamp for entry in items}
     now = max(int(time.time()), timestamp)
     renderer_time = _last_commit_time(list(renderer))
-    lines = history.line_times(root, sorted({entry.page.path for entry in items}))
+    paths = sorted({entry.page.path for entry in items})
+    lines = history.line_times(root, [*paths, SETTINGS_FILE])
+    settings = _settings_time(root, lines.get(SETTINGS_FILE))
+    pages = {entry.page.path: entry.page for entry in items}
+    page_times = {path: _page_time(root, pages[path], lines.get(path, [])) for path in paths}
     times = {}
     for entry in items:
         span = entry.item.span
         dated = lines.get(entry.page.path, [])[span.start : span.end]
-        if len(dated) < span.end - span.start or None in dated:
+        shown = page_times[entry.page.path]
+        if len(dated) < span.end - span.start or None in dated or None in (shown, settings):
             times[entry.guid] = now
         else:
-            times[entry.guid] = min(max(max(dated), renderer_time), timestamp)  # type: ignore[type-var]
+            newest = max(*dated, renderer_time, shown, settings)  # type: ignore[type-var]
+            times[entry.guid] = min(newest, timestamp)
     return times
+
+
+def _page_time(root: Path, page: Page, lines: list[int | None]) -> int | None:
+    """When the page's address or title last changed: the commit that added the file at this
+    path (with rename detection off, a rename or move adds it anew) or last changed its title
+    line; None if uncommitted."""
+    out = git(root, "log", "-1", "--no-renames", "--diff-filter=A", "--format=%ct", "--", page.path)
+    if not out or not out.strip():
+        return None
+    titles = [lines[h.line] for h in page.headings if h.level == 1 and h.line < len(lines)]
+    return None if None in titles else max([int(out.strip()), *titles])  # type: ignore[type-var]
+
+
+def _settings_time(root: Path, lines: list[int | None] | None) -> int | None:
+    """The last change to the lines of mkdocs.yml that notes show; None if uncommitted."""
+    if lines is None:
+        return 0
+    text = split_lines((root / SETTINGS_FILE).read_text("utf-8"))
+    times = [t for t, line in zip(lines, text, strict=False) if line.startswith(SETTINGS_KEYS)]
+    return None if None in times else max([0, *times])  # type: ignore[type-var]
 
 
 def in_git(root: Path) -> bool:

@@ -87,21 +87,51 @@ def _inside(box: Box) -> bool:
     return _LEFT < box[0] < box[2] < _W - _RIGHT and _TOP < box[1] < box[3] < _H - _BOTTOM
 
 
-def _place_label(x: float, y: float, width: float, placed: list[Box]) -> tuple[float, float, str]:
-    """First spot near (x, y) whose text box is free and inside the plot; records the box."""
-    chosen = fallback = None
+class _Placed:
+    """Boxes already on the plot, filed by the grid cells they touch, so a new box is compared
+    only with its neighbours: placing n labels costs O(n), not O(n^2)."""
+
+    CELL = 48.0
+    CROWDED = 32
+
+    def __init__(self, boxes: list[Box]) -> None:
+        self._cells: dict[tuple[int, int], list[Box]] = {}
+        for box in boxes:
+            self.add(box)
+
+    def _keys(self, box: Box) -> list[tuple[int, int]]:
+        x0, y0 = int(box[0] // self.CELL), int(box[1] // self.CELL)
+        x1, y1 = int(box[2] // self.CELL), int(box[3] // self.CELL)
+        return [(cx, cy) for cx in range(x0, x1 + 1) for cy in range(y0, y1 + 1)]
+
+    def add(self, box: Box) -> None:
+        for key in self._keys(box):
+            self._cells.setdefault(key, []).append(box)
+
+    def free(self, box: Box) -> bool:
+        """No overlap; a cell holding :data:`CROWDED` boxes (more than fit in it side by side)
+        counts as taken without comparing, so each look costs at most a constant."""
+        cells = [self._cells.get(key, []) for key in self._keys(box)]
+        if any(len(cell) >= self.CROWDED for cell in cells):
+            return False
+        return not any(_overlaps(box, other) for cell in cells for other in cell)
+
+
+def _place_label(x: float, y: float, width: float, placed: _Placed) -> tuple[float, float, str]:
+    """First spot near (x, y) whose text box is free and inside the plot; records the box.
+    Crowded everywhere: the nearest inside spot, not recorded (later labels still look for
+    free room, and a pile of overlapping boxes never grows)."""
+    fallback = None
     for dx, dy, anchor in _LABEL_SPOTS:
         left = x + dx - {"start": 0, "end": width, "middle": width / 2}[anchor]
         box = (left, y + dy - 11, left + width, y + dy + 3)
         if not _inside(box):
             continue
-        fallback = fallback or (dx, dy, anchor, box)  # crowded everywhere: nearest inside spot
-        if not any(_overlaps(box, b) for b in placed):
-            chosen = (dx, dy, anchor, box)
-            break
-    chosen = chosen or fallback or (8.0, 4.0, "start", (x, y, x, y))
-    placed.append(chosen[3])
-    return chosen[0], chosen[1], chosen[2]
+        fallback = fallback or (dx, dy, anchor)
+        if placed.free(box):
+            placed.add(box)
+            return dx, dy, anchor
+    return fallback or (8.0, 4.0, "start")
 
 
 class Chart:
@@ -183,7 +213,7 @@ class Chart:
 
     def label_points(self, points: list[tuple[float, float, str]]) -> None:
         """Label markers at pixel (x, y) where a label covers neither a marker nor a label."""
-        placed = [(x - 6, y - 6, x + 6, y + 6) for x, y, _ in points]
+        placed = _Placed([(x - 6, y - 6, x + 6, y + 6) for x, y, _ in points])
         for x, y, content in points:
             dx, dy, anchor = _place_label(x, y, _CHAR_WIDTH * len(content), placed)
             self.text(x + dx, y + dy, content, anchor)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -31,6 +32,11 @@ REGENERATE = {
 }
 
 
+# Results files (by name) that the job publishing the site measured itself (publish.yml sets it).
+# Any other file was submitted: a committed file's device and numbers are only what it says.
+MEASURED_HERE_ENV = "COURSE_MEASURED_HERE"
+
+
 @dataclass(frozen=True)
 class Results:
     """One parsed, validated results file."""
@@ -46,6 +52,11 @@ class Results:
     @property
     def on_gpu(self) -> bool:
         return self.device["type"] == "cuda"
+
+    @property
+    def measured_here(self) -> bool:
+        """Whether the publishing job measured this file (else it was submitted, committed)."""
+        return self.path.name in os.environ.get(MEASURED_HERE_ENV, "").split()
 
     @property
     def rows(self) -> list[dict[str, Any]]:

@@ -9,7 +9,9 @@ positions, so :func:`value_lines` walks the text once to find them), all problem
 from __future__ import annotations
 
 import json
+import math
 import re
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +24,14 @@ _SPACE = re.compile(r"\s*")
 _DECODER = json.JSONDecoder()
 
 JsonPath = tuple[str | int, ...]
+
+# What JSON Schema cannot say: JSON has no NaN or Infinity (Python's reader accepts them, and
+# 1e400 reads as infinity), a figure beyond any real measurement is a typo or an attack, a date
+# must exist and be past, and a file is as long as a benchmark's strategies, not unbounded (the
+# site draws every row).
+MAX_ROWS = 500
+MAX_MAGNITUDE = 1e18  # bytes of the largest machine, seconds of the longest run, with room
+_DATE_FORMAT = "%Y-%m-%dT%H:%M:%SZ"
 
 
 # The schema is part of the engine's code: read once, when the module is imported.
@@ -36,6 +46,7 @@ def validate(data: Any, text: str, rel: Path, name: str) -> None:
         path = tuple(error.absolute_path)
         where = _dotted(path)
         problems.append((_line(lines, path), f"{where + ': ' if where else ''}{error.message}"))
+    problems += [(_line(lines, path), message) for path, message in _beyond_schema(data)]
     found = data.get("benchmark") if isinstance(data, dict) else None
     if isinstance(found, str) and found != name:
         problems.append((lines[("benchmark",)], f"benchmark: {found!r}, expected {name!r}"))
@@ -46,6 +57,42 @@ def validate(data: Any, text: str, rel: Path, name: str) -> None:
             f"{rel.as_posix()}: malformed results file ({count}; the format is "
             f"tools/benchmarks/{SCHEMA_FILE.name}):\n{listed}"
         )
+
+
+def _beyond_schema(data: Any) -> list[tuple[JsonPath, str]]:
+    """``(path, message)`` for non-finite or out-of-range numbers, impossible or future dates and
+    too many rows."""
+    found: list[tuple[JsonPath, str]] = []
+    stack: list[tuple[JsonPath, Any]] = [((), data)]
+    while stack:
+        path, value = stack.pop()
+        if isinstance(value, dict):
+            stack += [((*path, key), item) for key, item in value.items()]
+        elif isinstance(value, list):
+            stack += [((*path, index), item) for index, item in enumerate(value)]
+        elif isinstance(value, float) and not math.isfinite(value):
+            found.append((path, f"{_dotted(path)}: {value} is not a number JSON allows"))
+        elif (
+            isinstance(value, int | float)
+            and not isinstance(value, bool)
+            and abs(value) > MAX_MAGNITUDE
+        ):
+            shown = str(value) if len(str(value)) < 24 else f"a {len(str(value))}-digit number"
+            found.append((path, f"{_dotted(path)}: {shown} is out of range"))
+    rows = data.get("rows") if isinstance(data, dict) else None
+    if isinstance(rows, list) and len(rows) > MAX_ROWS:
+        found.append((("rows",), f"rows: {len(rows)} rows, more than the {MAX_ROWS} allowed"))
+    provenance = data.get("provenance") if isinstance(data, dict) else None
+    date = provenance.get("date") if isinstance(provenance, dict) else None
+    if isinstance(date, str) and re.fullmatch(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z", date):
+        try:
+            when = datetime.strptime(date, _DATE_FORMAT).replace(tzinfo=UTC)
+        except ValueError:
+            found.append((("provenance", "date"), f"provenance.date: {date} is not a real date"))
+        else:
+            if when > datetime.now(UTC) + timedelta(days=1):
+                found.append((("provenance", "date"), f"provenance.date: {date} is in the future"))
+    return found
 
 
 def _dotted(path: JsonPath) -> str:

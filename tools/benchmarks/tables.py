@@ -241,7 +241,11 @@ def _grads_text(row: dict[str, Any]) -> str:
 
 def _provenance_line(result: Results) -> str:
     prov = result.data["provenance"]
-    parts = [f"Measured on {esc(result.device['name'])}"]
+    device = esc(result.device["name"])
+    if result.measured_here:
+        parts = [f"Measured on {device} by the job that published this site"]
+    else:  # committed by someone: its device and numbers are what the file says
+        parts = [f"Submitted: measured on {device}, as the file says"]
     versions = f"torch {esc(prov['torch'])}"
     if prov.get("cuda"):
         versions += f", CUDA {esc(prov['cuda'])}"

@@ -67,7 +67,9 @@ class Background:
         executor = self._lanes[lane]
         if executor is None:
             fork = multiprocessing.get_context("fork")
-            executor = self._lanes[lane] = ProcessPoolExecutor(1, mp_context=fork)
+            executor = self._lanes[lane] = ProcessPoolExecutor(
+                1, mp_context=fork, initializer=_die_with, initargs=(os.getpid(),)
+            )
         return executor.submit(fn, *args, **kwargs)
 
     def submit_small(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future:
@@ -133,6 +135,29 @@ def build_pool() -> Iterator[Background]:
     finally:
         _this_build = None
         pool.close()
+
+
+def _die_with(parent: int) -> None:
+    """In a worker: end when the build that forked it ends, even by SIGKILL, instead of living
+    on as an orphan. Linux sends SIGKILL to the worker when its parent dies (prctl
+    PR_SET_PDEATHSIG); elsewhere a thread checks the parent every second."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        if libc.prctl(1, 9, 0, 0, 0) == 0:  # PR_SET_PDEATHSIG, SIGKILL
+            if os.getppid() != parent:  # the parent died before prctl took effect
+                os._exit(1)
+            return
+    except (OSError, AttributeError):
+        pass
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            threading.Event().wait(1.0)
+        os._exit(1)
+
+    threading.Thread(target=watch, daemon=True).start()
 
 
 def _may_fork() -> bool:

@@ -12,6 +12,7 @@ second course reuses the engine unchanged::
         guid_namespace: my-course              # NEVER change it: every note's identity
         note_type_ids: {basic: 1734861301, choice: 1734861302}  # NEVER change them either
         languages: [en, ur]                    # languages a quiz may be written in
+        active_files: [assets/course.js]       # the only .js/.html/.svg/.xml files of docs/
 
 ``guid_namespace`` and ``note_type_ids`` are identities, not names: Anki matches a learner's notes
 and note types by them on every import, so changing either orphans every learner's history.
@@ -102,7 +103,11 @@ def load(root: Path) -> CourseConfig:
             at("languages"),
             f"extra.course.languages: {unknown} unknown (the engine has: {list(LANGUAGES)})",
         )
+    active = course.get("active_files") or []
+    if not isinstance(active, list) or not all(isinstance(f, str) for f in active):
+        raise CourseError(at("active_files"), "extra.course.active_files must be a list of paths")
     return CourseConfig(
+        active_files=tuple(active),
         deck_name=deck_name,
         deck_file=deck_file,
         guid_namespace=namespace,

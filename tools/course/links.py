@@ -14,7 +14,7 @@ from __future__ import annotations
 import posixpath
 import re
 from pathlib import Path
-from urllib.parse import unquote, urljoin
+from urllib.parse import quote, unquote, urljoin
 
 from tools.course.model import CourseError, Page, Reference
 
@@ -58,7 +58,9 @@ def page_url(site_url: str, docs_path: str) -> str:
     if not site_url:
         return ""
     base = site_url if site_url.endswith("/") else site_url + "/"
-    return base + docs_path.removesuffix(".md") + ".html"
+    # Percent-encoded as MkDocs writes page URLs: a space, '#', '?' or a non-ASCII letter in a
+    # file name would otherwise end the path or point elsewhere.
+    return base + quote(docs_path.removesuffix(".md") + ".html", safe="/")
 
 
 def absolute_href(url: str, page: str, site_url: str) -> str:

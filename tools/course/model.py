@@ -29,19 +29,56 @@ def script_lang(text: str) -> str:
     return "ur" if _ARABIC_SCRIPT.search(text) else "en"
 
 
-# TeX commands that carry links, styles, classes, raw HTML or Unicode escapes, or that build a
-# command name from text (\csname): MathJax acts on them, and latex2mathml turns some into
-# attributes. The parser refuses them with file and line;
-# the site's math renderer refuses them again for math the parser does not see.
-_UNSAFE_TEX = re.compile(
-    r"\\(href|url|style|class|cssId|unicode|require|html[A-Za-z]*|data|mmlToken|csname)(?![A-Za-z])"
+# TeX by allow-list: only commands that typeset math. MathJax (in Anki) acts on commands that
+# carry links, styles, classes, raw HTML, Unicode escapes, extensions or macros (\href, \bbox,
+# \style, \class, \cssId, \unicode, \require, \html..., \def, \csname), and fetches what
+# some of them name on every review; latex2mathml turns some into attributes. So any command not
+# listed here is refused: the parser with file and line, the renderers again for math it does
+# not see. Add a command only when it renders math and nothing else.
+_TEX_COMMANDS = frozenset(
+    re.findall(
+        r"\S+",
+        """
+    alpha beta gamma delta epsilon varepsilon zeta eta theta vartheta iota kappa lambda mu nu xi
+    pi varpi rho varrho sigma varsigma tau upsilon phi varphi chi psi omega Gamma Delta Theta
+    Lambda Xi Pi Sigma Upsilon Phi Psi Omega
+    frac dfrac tfrac sqrt binom text mathrm mathbf mathit mathsf mathtt mathcal mathbb boldsymbol
+    operatorname left right big Big bigg Bigg bigl bigr Bigl Bigr middle
+    overline underline hat widehat bar vec tilde widetilde dot ddot overbrace underbrace
+    sum prod int iint oint lim limits nolimits infty partial nabla forall exists emptyset
+    cdot cdots ldots dots vdots ddots times div pm mp ast star circ bullet odot otimes oplus
+    le leq ge geq ne neq approx sim simeq equiv propto ll gg in notin ni subset subseteq
+    supset supseteq cup cap setminus land lor lnot neg wedge vee mid parallel perp
+    to rightarrow leftarrow leftrightarrow Rightarrow Leftarrow Leftrightarrow mapsto implies iff
+    uparrow downarrow longrightarrow longleftarrow
+    lVert rVert lvert rvert Vert vert lfloor rfloor lceil rceil langle rangle lbrace rbrace
+    top bot ell prime hbar Re Im aleph
+    sin cos tan log ln exp max min arg sup inf det dim ker lg mod bmod pmod gcd argmax argmin
+    quad qquad displaystyle textstyle scriptstyle
+    begin end
+    """,
+    )
 )
+_TEX_ENVIRONMENTS = frozenset(
+    re.findall(r"\S+", "matrix pmatrix bmatrix vmatrix Vmatrix smallmatrix cases aligned array")
+)
+# One-character commands: spacing and escaped symbols.
+_TEX_SYMBOLS = frozenset(",;:! {}|\\%#&_$")
+_TEX_COMMAND = re.compile(r"\\([A-Za-z]+|.)|\\$", re.DOTALL)
+_TEX_ENVIRONMENT = re.compile(r"\\(?:begin|end)\s*\{([^{}]*)\}")
 
 
 def unsafe_tex(tex: str) -> str | None:
-    """The first refused TeX command in ``tex`` (``href`` for ``\\href{...}``), or None."""
-    found = _UNSAFE_TEX.search(tex)
-    return found.group(1) if found else None
+    """The first TeX command in ``tex`` that is not on the allow-list (``href`` for
+    ``\\href{...}``, ``begin{x}`` for an environment not listed), or None."""
+    for found in _TEX_COMMAND.finditer(tex):
+        name = found.group(1)
+        if name is None or (name not in _TEX_COMMANDS and name not in _TEX_SYMBOLS):
+            return name or "\\"
+    for found in _TEX_ENVIRONMENT.finditer(tex):
+        if found.group(1).strip() not in _TEX_ENVIRONMENTS:
+            return f"begin{{{found.group(1)}}}"
+    return None
 
 
 def normalize(text: str) -> str:
@@ -281,6 +318,7 @@ class CourseConfig:
     note_type_ids: dict[str, int]
     languages: tuple[str, ...]
     site_url: str  # "" when the course has none: the deck's notes then carry no Source link
+    active_files: tuple[str, ...] = ()  # docs/ files that run in a browser, reviewed (published.py)
 
 
 @dataclass

@@ -24,6 +24,7 @@ from markdown_it.token import Token
 from mdit_py_plugins.container import container_plugin
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 
+from tools.course import sanitize
 from tools.course.model import (
     LANGUAGES,
     Card,
@@ -52,7 +53,8 @@ SEPARATOR = ":::"
 CONTAINERS = ("quiz", "benchmark")
 MIN_OPTIONS = 2
 
-_EXPLICIT_ID = re.compile(r"\s*\{#([A-Za-z][\w-]*)\}\s*$")
+_ID = re.compile(r"[A-Za-z][\w-]*")  # explicit ids and quiz ids
+_EXPLICIT_ID = re.compile(r"\s*\{#(" + _ID.pattern + r")\}\s*$")
 _HEADING_ATTRS = re.compile(r"\s*\{:?([^{}]*)\}\s*$")
 _OPTION_MARK = re.compile(r"^[-*+]\s+\[([ xX])\]\s*")
 _LIST_MARKER = re.compile(r"^\s*\d+[.)]\s+")
@@ -157,7 +159,8 @@ class Sources:
 
 
 def course_sources(root: Path, docs_dir: str = "docs") -> Sources:
-    from tools.course import config as course_config  # it reads another file
+    from tools.course import config as course_config  # they read other files
+    from tools.course import published
 
     errors: tuple[CourseError, ...] = ()
     try:
@@ -165,7 +168,12 @@ def course_sources(root: Path, docs_dir: str = "docs") -> Sources:
     except CourseError as exc:
         config, errors = None, (exc,)
     languages = tuple(config.languages if config else LANGUAGES)
-    files = tuple(f.relative_to(root).as_posix() for f in sorted((root / docs_dir).rglob("*.md")))
+    skipped = published.ignored(root, docs_dir)  # never published, so never part of the course
+    files = tuple(
+        f.relative_to(root).as_posix()
+        for f in sorted((root / docs_dir).rglob("*.md"))
+        if f.relative_to(root / docs_dir).as_posix() not in skipped
+    )
     return Sources(config, errors, files, languages)
 
 
@@ -177,7 +185,7 @@ def assemble(
 ) -> Course:
     """The course from its parsed files (:func:`parse_files`, in any order and any number of
     parts), with the course-wide rules checked: unique ids, links that resolve."""
-    from tools.course import links  # it reads other files
+    from tools.course import identity, links, published  # they read other files
 
     found = {path: rest for path, *rest in parsed}
     errors = list(sources.errors)
@@ -190,6 +198,9 @@ def assemble(
     errors.extend(_duplicate_ids(pages))
     deck_file = sources.config.deck_file if sources.config else None
     errors.extend(links.check(pages, root / docs_dir, deck_file=deck_file))
+    active = sources.config.active_files if sources.config else ()
+    errors.extend(published.check(root, docs_dir, active))
+    errors.extend(identity.check(root))
     return Course(
         pages=pages, errors=sorted(errors, key=lambda e: e.location), config=sources.config
     )
@@ -253,10 +264,12 @@ def parse_page(
         elif token.type == "html_block":
             _html_block(src, token)
     _stray_separators(src, tokens)
+    _raw_html(src, tokens)
     _unsafe_math(src, tokens)
     _invisible_characters(src, page)
     page.headings = tuple(_headings(tokens, syntax))
     page.anchors = frozenset(h.anchor for h in page.headings) | _item_anchors(page)
+    _anchor_collisions(src, page)
     return page, sorted(src.errors, key=lambda e: e.location)
 
 
@@ -351,17 +364,49 @@ def _card(src: _Source, line0: int, raw: str, column: int) -> Card | None:
 
 
 def _stray_separators(src: _Source, tokens: list[Token]) -> None:
-    """Report ``:::`` lines nested in lists or quotes, where they would silently not be cards."""
+    """Report ``:::`` lines where they would silently not be course items: nested in lists or
+    quotes, in an admonition's body (indented text is code to CommonMark),
+    or in a nested HTML block; and quiz or benchmark blocks that are not at the top level."""
     quiz_depth = 0
     for token in tokens:
         if token.type.startswith("container_quiz_"):
+            if token.nesting == 1 and token.level > 0 and not quiz_depth and token.map:
+                src.error(token.map[0], _NESTED_CONTAINER)
             quiz_depth += 1 if token.nesting == 1 else -1
+        elif token.type == "container_benchmark_open" and token.level > 0 and token.map:
+            src.error(token.map[0], _NESTED_CONTAINER)
         elif token.type == "inline" and token.level > 1 and token.map and not quiz_depth:
             for offset in sorted(_separators_by_line(token)):
                 src.error(
                     token.map[0] + offset,
                     "flashcards must be top-level paragraphs, not inside lists or quotes",
                 )
+        elif token.type == "code_block" and token.map and _admonition_body(src, token.map[0]):
+            for offset, line in enumerate(token.content.split("\n")):
+                if SEPARATOR in line:
+                    src.error(
+                        token.map[0] + offset,
+                        "':::' in an admonition (its indented body is code to the checker): no "
+                        "card or quiz there is a course item, so it would be missing from the "
+                        "deck and shown as text; put it at the top level",
+                    )
+        elif token.type == "html_block" and token.level > 0:
+            _html_block(src, token)
+
+
+_ADMONITION = re.compile(r"^\s*(?:!!!|\?\?\?\+?)\s*[A-Za-z]")
+
+
+def _admonition_body(src: _Source, line0: int) -> bool:
+    """Whether the indented block starting at ``line0`` follows an ``!!!``/``???`` line."""
+    above = [line for line in src.lines[:line0] if line.strip()]
+    return bool(above) and bool(_ADMONITION.match(above[-1]))
+
+
+_NESTED_CONTAINER = (
+    "a ':::' block inside a list, quote or admonition is not a course item: put it at the top "
+    "level, unindented"
+)
 
 
 def _html_block(src: _Source, token: Token) -> None:
@@ -380,6 +425,47 @@ def _html_block(src: _Source, token: Token) -> None:
                 "cards; put a tag in a card inside inline code)",
             )
             return
+
+
+def _raw_html(src: _Source, tokens: list[Token]) -> None:
+    """Raw HTML and link or image addresses in prose are errors, with their line, wherever the
+    sanitiser of built pages (:mod:`tools.course.sanitize`) would change them: the author hears
+    of it, nothing is dropped quietly.
+    Cards and quizzes escape raw HTML, so theirs is text and not checked here."""
+    quiz_depth = 0
+    for token in tokens:
+        if token.type.startswith("container_quiz_"):
+            quiz_depth += 1 if token.nesting == 1 else -1
+        if quiz_depth or token.map is None:
+            continue
+        pieces: list[tuple[str, int]] = []
+        if token.type == "html_block":
+            pieces += [(p, token.map[0] + k) for p, k in _html_block_problems(token.content)]
+        elif token.type == "inline" and not _separators_by_line(token):
+            for child, line0 in _inline_children(token):
+                if child.type == "html_inline":
+                    pieces += [(problem, line0) for problem in sanitize.problems(child.content)]
+                elif child.type in ("link_open", "image"):
+                    name = "href" if child.type == "link_open" else "src"
+                    url = str(child.attrGet(name) or "")
+                    if not sanitize.url_allowed(name, url):
+                        pieces.append((f"the address {url!r} is not allowed", line0))
+        for problem, line0 in pieces:
+            src.error(line0, f"raw HTML or address: {problem} (write it as text or in code)")
+
+
+def _html_block_problems(html: str) -> Iterator[tuple[str, int]]:
+    """Each problem of an HTML block with the line (from 0) where it first appears: the block
+    read up to each line in turn, as a tag may span lines."""
+    lines = html.split("\n")
+    if not sanitize.problems(html):  # the usual case: one parse
+        return
+    seen = 0
+    for offset in range(len(lines)):
+        found = sanitize.problems("\n".join(lines[: offset + 1]))
+        for problem in found[seen:]:
+            yield problem, offset
+        seen = max(seen, len(found))
 
 
 # --- what course items and formulas hold -----------------------------------------------------
@@ -503,6 +589,24 @@ def _unique_slug(slug: str, used: set[str]) -> str:
     return candidate
 
 
+def _anchor_collisions(src: _Source, page: Page) -> None:
+    """An item's anchor equal to a heading's id or to another item's anchor on the page would
+    give the built page two elements with one id: links and the Review page would find the
+    first only. Reported at the item."""
+    taken = {h.anchor: f"the id of the heading at line {h.line + 1}" for h in page.headings}
+    items = [(card.anchor, card.location, "card") for card in page.cards]
+    for quiz in page.quizzes:
+        items.append((f"quiz-{quiz.quiz_id}", quiz.location, "quiz"))
+        items += [(q.anchor, q.location, "question") for q in quiz.questions]
+    for anchor, location, what in sorted(items, key=lambda item: item[1]):
+        if anchor in taken:
+            src.errors.append(
+                CourseError(location, f"this {what}'s id {anchor!r} is also {taken[anchor]}")
+            )
+        else:
+            taken[anchor] = f"the id of the {what} at line {location.line}"
+
+
 def _item_anchors(page: Page) -> frozenset[str]:
     anchors = {card.anchor for card in page.cards}
     for quiz in page.quizzes:
@@ -546,6 +650,12 @@ def _quiz(src: _Source, tokens: list[Token], index: int, page_title: str) -> Qui
     quiz_id = attrs.get("id")
     if not quiz_id:
         src.error(opening.map[0], "a quiz needs an id (::: quiz id=some-name)")
+    elif not _ID.fullmatch(quiz_id):
+        src.error(
+            opening.map[0],
+            f"quiz id {quiz_id!r}: use letters, digits, '-' and '_', starting with a letter "
+            "(the rule for explicit ids)",
+        )
     inner = _children(tokens, index)
     lists = [i for i, t in inner if t.type == "ordered_list_open" and t.level == 1]
     if len(lists) != 1 or any(

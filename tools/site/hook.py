@@ -5,7 +5,8 @@
   ``python3 -m tools build`` MkDocs runs in the CLI's process, which already checked the course:
   the hook reuses that course (:func:`tools.course.check.load_checked_course`), so each page is
   parsed once per build.
-- ``on_files``: add the Anki deck to the site's files, for the download links, and the review
+- ``on_files``: leave out the files git ignores under ``docs/`` (:mod:`tools.course.published`),
+  add the Anki deck to the site's files, for the download links, and the review
   page's item data (:mod:`tools.site.review`) when the course's scripts include it; both are made in
   the background (:mod:`tools.build.workers`).
 - ``on_page_markdown``: replace flashcards, quizzes and benchmark embeds by placeholders, and
@@ -55,7 +56,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # MkDocs loads hoo
 from tools.build import buildinfo, workers
 from tools.build.memo import MISSING, BuildMemo
 from tools.course import check as course_check
-from tools.course import notes
+from tools.course import notes, published, sanitize
 from tools.render import safe_html
 from tools.site import offline, review
 from tools.site import pages as site_pages
@@ -78,7 +79,10 @@ class SiteBuild:
         self.background = self._pool.enter_context(workers.build_pool())  # the CLI's, if any
         try:
             self.course = course_check.load_checked_course(
-                self.root, syntax=MKDOCS, strict_results=self.strict_results, workers=self.background
+                self.root,
+                syntax=MKDOCS,
+                strict_results=self.strict_results,
+                workers=self.background,
             )
         except BaseException:
             self.close()
@@ -100,11 +104,19 @@ class SiteBuild:
             jupyter.config["cache_dir"] = str(base / buildinfo.snippets_digest(self.root))
 
     def add_files(self, files: Files, config: MkDocsConfig) -> Files:
+        for ignored in published.ignored(self.root, "docs"):
+            file = files.get_file_from_path(ignored)
+            if file is not None:  # git ignores it: not part of the site
+                files.remove(file)
         site = Path(config.site_dir)
         deck_file = self.course.config.deck_file
         timestamp = buildinfo.source_date_epoch(self.root)
         job = self.background.submit(
-            "tools.anki.deck_cache:apkg", self.course, self.items, root=self.root, timestamp=timestamp
+            "tools.anki.deck_cache:apkg",
+            self.course,
+            self.items,
+            root=self.root,
+            timestamp=timestamp,
         )
         self.pending.append((job, (site / deck_file).write_bytes))
         files.append(File.generated(config, deck_file, content=b""))
@@ -117,7 +129,9 @@ class SiteBuild:
             )
         # The data is made from the pages' items and the course's settings: keyed on all of both.
         pages = (f"{p.docs_path}\0{p.title}\0" + "\n".join(p.lines) for p in self.course.pages)
-        key, generated = self.memo.find("review", (review_page.url, repr(self.course.config), *pages))
+        key, generated = self.memo.find(
+            "review", (review_page.url, repr(self.course.config), *pages)
+        )
         if generated is MISSING:
 
             def write(made: dict[str, str]) -> None:
@@ -140,9 +154,12 @@ class SiteBuild:
             return markdown
 
         def render_page() -> tuple[str, list[PageBlock]]:
-            return site_pages.render_page(
-                course_page, markdown, root=self.root, strict_results=self.strict_results
-            )
+            try:
+                return site_pages.render_page(
+                    course_page, markdown, root=self.root, strict_results=self.strict_results
+                )
+            except site_pages.SiteError as exc:  # its message starts with path:line
+                raise PluginError(str(exc)) from None
 
         if course_page.embeds:  # results files are inputs too (and stale ones warn): always render
             markdown, blocks = render_page()
@@ -155,19 +172,25 @@ class SiteBuild:
 
     def page_content(self, html: str, page: Page) -> str:
         blocks = self.blocks.get(page.file.src_uri, [])
+        markdown_page = page.file.src_uri.endswith(".md")
 
         def convert() -> str:
+            clean = sanitize.clean_page if markdown_page else sanitize.clean_notebook
             return safe_html.notebook_math_in_html(
-                safe_html.mathml_in_html(offline.without_remote_scripts(html))
+                safe_html.mathml_in_html(clean(offline.without_remote_scripts(html)))
             )
 
-        html = self.memo.get("page-content", (html,), convert)
-        return site_pages.fill_blocks(html, blocks, items=False)
+        html = self.memo.get("page-content", (str(markdown_page), html), convert)
+        return self.fill(html, blocks, items=False, page=page)
 
     def page_context(self, page: Page) -> None:
         blocks = self.blocks.pop(page.file.src_uri, [])
         if blocks:
-            page.content = site_pages.fill_blocks(page.content, blocks, items=True)
+            page.content = self.fill(page.content, blocks, items=True, page=page)
+            course_page = self.course.page(page.file.src_uri)
+            lost = site_pages.lost_items(page.content, course_page) if course_page else []
+            if lost:
+                raise PluginError("\n".join(lost))
             key, found = self.memo.find("search-entries", tuple(b.html for b in blocks if b.item))
 
             def add(entries: list[dict[str, str]]) -> None:
@@ -179,8 +202,18 @@ class SiteBuild:
                 self.pending.append((job, add))
             else:
                 add(found)
-        if page.file.src_uri.endswith(".md"):
-            self.check_later("active-content", page.content, offline.active_content, page)
+        # Markdown pages, and the lab notebook (its template's own scripts apart)
+        markdown_page = page.file.src_uri.endswith(".md")
+        scan = offline.active_content if markdown_page else offline.notebook_active_content
+        self.check_later("active-content", page.content, scan, page)
+
+    def fill(self, html: str, blocks: list[PageBlock], *, items: bool, page: Page) -> str:
+        """:func:`tools.site.pages.fill_blocks`, its problems as ``path:line`` build errors."""
+        course_page = self.course.page(page.file.src_uri)
+        try:
+            return site_pages.fill_blocks(html, blocks, items=items, page=course_page)
+        except site_pages.SiteError as exc:
+            raise PluginError(str(exc)) from None
 
     def check_later(
         self, kind: str, html: str, scan: Callable[[str], list[str]], page: Page

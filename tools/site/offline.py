@@ -13,8 +13,15 @@ promise is checked on every page at build time rather than hoped for.
 The content of a Markdown page (what authors write; the theme's own scripts are outside it) may
 hold no script at all: no ``<script>``, ``<iframe>``, ``<object>``, ``<embed>``, ``<base>``,
 ``<meta>`` or ``<template>`` (which exists for script to use), no ``on…=`` handler and no
-``javascript:``-like address. Course items are escaped by :mod:`tools.render.safe_html`; this catches raw
-HTML in prose, which Python-Markdown passes through.
+``javascript:``-like address. Course items are escaped by :mod:`tools.render.safe_html`; this
+catches raw HTML in prose, which Python-Markdown passes through.
+
+Addresses are judged as the URL standard reads them
+(:func:`tools.course.sanitize.normalised_url`), and CSS, in ``<style>`` and ``style=``, is read
+with a CSS tokenizer (tinycss2, :func:`tools.course.sanitize.css_addresses`): escapes,
+``@import`` and ``image-set()`` are seen as the browser sees them. This scan is the second line
+behind the allow-list of :mod:`tools.course.sanitize`. The lab page's content is checked too: its
+only scripts may be mkdocs-jupyter's own (:data:`NOTEBOOK_SCRIPTS`).
 
 Pages are read with Lexbor (selectolax), an implementation of the HTML standard's parser: the
 elements and attribute values checked are the ones a browser would build, and the parsing is
@@ -23,11 +30,13 @@ done in C, so scanning every built page stays cheap.
 
 from __future__ import annotations
 
+import hashlib
 import re
 
 from selectolax.lexbor import LexborHTMLParser
 
-from tools.course.links import LINK_SCHEMES, leaves_site
+from tools.course.links import LINK_SCHEMES
+from tools.course.sanitize import css_addresses, leaves, normalised_url
 
 _REMOTE_SCRIPT = re.compile(
     r"<script\b[^>]*\bsrc=[\"'](?:https?://[^\"']*)?[\"'][^>]*>\s*</script>\s*"
@@ -39,8 +48,7 @@ _REMOTE_SCRIPT = re.compile(
 _LOAD_ATTRIBUTES = {"src", "srcset", "poster", "data", "background", "imagesrcset"}
 _LINK_NOT_LOADING = {"canonical", "next", "prev", "alternate", "author", "license", "help"}
 _SVG_REFERENCES = {"image", "use", "feimage", "script"}
-_CSS_URL = re.compile(r"""(?:url\(\s*|@import\s+)["']?([^"')\s;]+)""", re.IGNORECASE)
-_LOCAL_SCHEMES = ("data:", "blob:")
+# CSS functions whose string arguments the browser fetches.
 
 # What may not appear in a Markdown page's content.
 _ACTIVE_TAGS = {
@@ -54,10 +62,24 @@ _ACTIVE_TAGS = {
     "meta",
     "applet",
     "template",
+    "set",  # SVG animation can set an href to a remote or script address
+    "animate",
+    "animatemotion",
+    "animatetransform",
+}
+# The scripts of mkdocs-jupyter 0.26's notebook template (sha256 of their text): the only ones a
+# lab page's content may hold. A new mkdocs-jupyter that changes them fails the build until the
+# new ones are read and listed here.
+NOTEBOOK_SCRIPTS = {
+    "858c16af2d8aebc7",  # ClipboardCopyElement (the code cells' copy button)
+    "1b9c6d787348200f",  # its clipboard-copy event listener
+    "36a9e7f1c95b82ff",  # an empty <script src=""> where MathJax's CDN script was
+    "5cf2a413795fed9c",  # MathJax configuration (inert: MathJax is never loaded)
+    "0bb1ad5d2574f666",  # Mermaid diagrams (none: cells may not carry its classes)
 }
 _URL_ATTRIBUTES = {"href", "src", "action", "formaction", "xlink:href", "data", "poster"}
 # Attributes that can make a tag load something (the rest need no look for remote loads).
-_CANDIDATES = _LOAD_ATTRIBUTES | {"href", "xlink:href", "style"}
+_CANDIDATES = _LOAD_ATTRIBUTES | {"href", "xlink:href", "style", "ping"}
 
 
 def without_remote_scripts(html: str) -> str:
@@ -76,15 +98,20 @@ def active_content(html: str) -> list[str]:
     return _scan(html)[1]
 
 
-def _leaves(url: str) -> bool:
-    url = url.strip()
-    return leaves_site(url) and not url.lower().startswith(_LOCAL_SCHEMES)
+def notebook_active_content(html: str) -> list[str]:
+    """Every script, handler or script address in the lab page's content, apart from the
+    scripts of mkdocs-jupyter's template (:data:`NOTEBOOK_SCRIPTS`)."""
+    return _scan(html, known_scripts=NOTEBOOK_SCRIPTS)[1]
+
+
+def script_digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
 def _script_address(name: str, url: str) -> bool:
     """A scheme other than http(s) and mailto (``javascript:`` and the like, spaces ignored as
     browsers ignore them); ``data:`` only as a raster image's ``src``."""
-    compact = re.sub(r"[\x00-\x20]", "", url).lower()
+    compact = re.sub(r"[\x00-\x20]", "", normalised_url(url)).lower()
     scheme = re.match(r"([a-z][a-z0-9+.-]*):", compact)
     if not scheme:
         return False
@@ -94,7 +121,9 @@ def _script_address(name: str, url: str) -> bool:
     return scheme.group(1) not in LINK_SCHEMES
 
 
-def _scan(html: str) -> tuple[list[str], list[str]]:
+def _scan(
+    html: str, known_scripts: frozenset[str] | set[str] = frozenset()
+) -> tuple[list[str], list[str]]:
     """``(remote loads, active content)`` of ``html``, read into elements as a browser reads it.
 
     Lexbor follows the HTML standard's parsing algorithm, so what counts is what a browser would
@@ -112,6 +141,8 @@ def _scan(html: str) -> tuple[list[str], list[str]]:
         # nothing; the tag is only written out for a message.
         attrs = node.attributes
         found_active = tag in _ACTIVE_TAGS
+        if tag == "script" and script_digest(node.text(deep=True)) in known_scripts:
+            found_active = False
         found_remote = False
         for name, value in attrs.items():
             value = value or ""
@@ -119,13 +150,15 @@ def _scan(html: str) -> tuple[list[str], list[str]]:
             if handler or (name in _URL_ATTRIBUTES and _script_address(name, value)):
                 found_active = True
             if name in _CANDIDATES:
-                if _loads(tag, name, attrs) and any(_leaves(u) for u in _addresses(name, value)):
+                if _loads(tag, name, attrs) and any(leaves(u) for u in _addresses(name, value)):
                     found_remote = True
-                if name == "style" and any(_leaves(u) for u in _CSS_URL.findall(value)):
+                if name == "style" and any(
+                    leaves(u) for u in css_addresses(value, declarations=True)
+                ):
                     found_remote = True
         if tag == "style":
-            text = node.text(deep=False)
-            remote += [f"<style> {url}" for url in _CSS_URL.findall(text) if _leaves(url)]
+            text = node.text(deep=True)
+            remote += [f"<style> {url}" for url in css_addresses(text) if leaves(url)]
         if found_active or found_remote:
             written = " ".join(f"{k}={v or ''!r}" for k, v in attrs.items())
             shown = f"<{tag} {written}>"[:160]
@@ -137,7 +170,7 @@ def _scan(html: str) -> tuple[list[str], list[str]]:
 
 
 def _loads(tag: str, name: str, attrs: dict[str, str | None]) -> bool:
-    if name in _LOAD_ATTRIBUTES:
+    if name in _LOAD_ATTRIBUTES or name == "ping":  # ping: a request on every click
         return True
     if tag == "link" and name == "href":
         rel = attrs.get("rel") or ""
@@ -146,6 +179,8 @@ def _loads(tag: str, name: str, attrs: dict[str, str | None]) -> bool:
 
 
 def _addresses(name: str, value: str) -> list[str]:
+    if name == "ping":
+        return value.split()
     if "srcset" in name:
         return [candidate.split()[0] for candidate in value.split(",") if candidate.strip()]
     return [value]

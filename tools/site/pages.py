@@ -13,6 +13,7 @@ here, so nothing an author writes becomes markup or script.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from html import escape
 from pathlib import Path
 from typing import NamedTuple
@@ -115,7 +116,9 @@ def render_page(
     return "\n".join(out) + ("\n" if markdown.endswith("\n") else ""), blocks
 
 
-def fill_blocks(html: str, blocks: list[PageBlock], *, items: bool) -> str:
+def fill_blocks(
+    html: str, blocks: list[PageBlock], *, items: bool, page: Page | None = None
+) -> str:
     """Put the HTML of each embed (``items=False``) or of each card group and quiz
     (``items=True``, after the embeds) where its placeholder is; each must be there exactly once.
 
@@ -125,16 +128,65 @@ def fill_blocks(html: str, blocks: list[PageBlock], *, items: bool) -> str:
     found = sorted(int(number) for number in _PLACEHOLDER_RE.findall(html))
     expected = [n for n, block in enumerate(blocks) if block.item or not items]
     if found != expected:
-        raise SiteError(
-            f"{len(blocks)} course block(s) rendered but placeholders {found} came back from the "
-            "Markdown converter (did a plugin or extension drop or repeat one?)"
-        )
+        if page is None:
+            raise SiteError(
+                f"{len(blocks)} course block(s) rendered but placeholders {found} came back from "
+                "the Markdown converter (did a plugin or extension drop or repeat one?)"
+            )
+        raise SiteError("\n".join(_placeholder_problems(page, found, expected)))
 
     def fill(match: re.Match[str]) -> str:
         block = blocks[int(match.group(1))]
         return block.html if block.item == items else match.group()
 
     return _PLACEHOLDER_RE.sub(fill, html)
+
+
+def _placeholder_problems(page: Page, found: list[int], expected: list[int]) -> list[str]:
+    """``path:line`` messages for placeholders that did not come back once, or came back more
+    often, or were never the engine's (an author or an included file wrote one)."""
+    spans = sorted((span for span, _ in page.blocks), key=lambda span: span.start)
+    problems = [
+        f"{page.path}:{spans[n].start + 1}: this course block is missing from the built page: "
+        "raw HTML before it (an unclosed <!-- or <textarea>, perhaps from an included file) "
+        "swallowed it"
+        for n in expected
+        if n not in found
+    ]
+    stray = [n for n in sorted(set(found)) if found.count(n) > expected.count(n)]
+    if stray:
+        lines = [i for i, line in enumerate(page.lines, 1) if "data-course-block" in line]
+        where = f"{page.path}:{lines[0] if lines else 1}"
+        problems.append(
+            f"{where}: a '<div data-course-block=...>' in the page's text (or an included file) "
+            "is the engine's placeholder, not content: remove it"
+        )
+    return problems or [f"{page.path}:1: the course blocks of this page came back out of order"]
+
+
+def lost_items(html: str, page: Page) -> list[str]:
+    """``path:line: message`` for each card, quiz or question of ``page`` whose anchor is not an
+    element of the built content ``html`` (raw HTML around it, an unclosed ``<!--`` from an
+    included file, a ``<textarea>``, turned it into text, so the site would lack an item the deck
+    has), or is the id of another element too (a heading MkDocs named so, raw HTML)."""
+    ids = Counter(node.attributes.get("id") for node in LexborHTMLParser(html).css("[id]"))
+    items = [(card.anchor, card.location) for card in page.cards]
+    for quiz in page.quizzes:
+        items.append((f"quiz-{quiz.quiz_id}", quiz.location))
+        items += [(question.anchor, question.location) for question in quiz.questions]
+    problems = []
+    for anchor, location in items:
+        if not ids[anchor]:
+            problems.append(
+                f"{location}: this item is missing from the built page (raw HTML before it, such "
+                "as an unclosed <!-- or <textarea>, perhaps from an included file, swallowed it)"
+            )
+        elif ids[anchor] > 1:
+            problems.append(
+                f"{location}: the built page has {ids[anchor]} elements with this item's id "
+                f"{anchor!r} (a heading, raw HTML or another item): links would find the first"
+            )
+    return problems
 
 
 def search_entries(blocks: list[PageBlock]) -> list[dict[str, str]]:

@@ -1,0 +1,105 @@
+"""Every file the site publishes from docs/ is checked: symlinks that leave docs/, files a browser
+would run on the site's origin that the course does not list, and files git ignores."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+from conftest import copy_course
+from test_build import run_cli
+
+from tools.course import published
+
+
+@pytest.fixture
+def course(tmp_path: Path) -> Path:
+    return copy_course(tmp_path)
+
+
+def check_errors(root: Path) -> list[str]:
+    result = run_cli(root, "check")
+    assert result.returncode != 0, result.stdout
+    assert "Traceback" not in result.stderr
+    return [line for line in result.stderr.splitlines() if line.startswith("docs/")]
+
+
+def test_a_symlink_out_of_docs_is_an_error_naming_it(course):
+    (course / "secret").write_text("token")
+    os.symlink("../secret", course / "docs" / "leak.txt")
+    os.symlink("../..", course / "docs" / "assets" / "up")
+    errors = check_errors(course)
+    assert any(
+        e.startswith("docs/leak.txt:1: a symlink to ../secret, outside docs/") for e in errors
+    )
+    assert any(e.startswith("docs/assets/up:1: a symlink to ../..") for e in errors), errors
+
+
+def test_a_symlink_inside_docs_is_fine(course):
+    os.symlink("course.css", course / "docs" / "assets" / "same.css")
+    assert run_cli(course, "check").returncode == 0
+
+
+@pytest.mark.parametrize(
+    "name, body",
+    [
+        ("evil.html", "<script>alert(1)</script>"),
+        (
+            "assets/logo.svg",
+            '<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>',
+        ),
+        ("assets/extra.js", "alert(1)"),
+        ("feed.XML", "<x/>"),
+        ("assets/m.mjs", "alert(1)"),
+    ],
+)
+def test_a_file_that_runs_in_the_browser_must_be_listed(course, name, body):
+    (course / "docs" / name).write_text(body)
+    errors = check_errors(course)
+    assert [e.split(": ", 1)[0] for e in errors] == [f"docs/{name}:1"], errors
+    assert "extra.course.active_files" in errors[0]
+
+
+@pytest.mark.parametrize(
+    "css",
+    [
+        "@import url(https://e.org/a.css);",
+        'p { background: url("//e.org/x.png") }',
+        "p { background: \\75 rl(https://e.org/x.png) }",
+        'p { background: image-set("https://e.org/x.png" 1x) }',
+    ],
+)
+def test_a_style_sheet_that_loads_from_elsewhere_is_an_error_at_its_line(course, css):
+    sheet = course / "docs" / "assets" / "course.css"
+    lines = sheet.read_text().count("\n")
+    sheet.write_text(sheet.read_text() + css + "\n")
+    errors = check_errors(course)
+    assert [e.split(": ", 1)[0] for e in errors] == [f"docs/assets/course.css:{lines + 1}"], errors
+    assert "from outside the site" in errors[0]
+
+
+def test_the_courses_own_scripts_are_listed():
+    from conftest import ROOT
+
+    assert published.check(ROOT, "docs", _listed(ROOT)) == []
+    assert published.check(ROOT, "docs", ())  # and the list is what makes them pass
+
+
+def _listed(root: Path) -> tuple[str, ...]:
+    from tools.course import config as course_config
+
+    return course_config.load(root).active_files
+
+
+def test_git_ignored_files_under_docs_are_neither_published_nor_pages(course):
+    subprocess.run(["git", "init", "-q"], cwd=course, check=True)
+    (course / ".gitignore").write_text("docs/scratch*\n")
+    (course / "docs" / "scratch.txt").write_text("local notes")
+    (course / "docs" / "scratch-page.md").write_text("# Scratch\n\nLocal? ::: card\n")
+    assert published.ignored(course, "docs") == {"scratch.txt", "scratch-page.md"}
+    result = run_cli(course, "build")
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert not (course / "site" / "scratch.txt").exists()
+    assert not (course / "site" / "scratch-page.html").exists()

@@ -1,0 +1,122 @@
+"""Results files are input too: impossible numbers and dates, and files too long to draw, are
+errors naming the file and line, never "nan ms" on a page or a traceback."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+from conftest import ROOT
+
+from tools import benchmarks
+
+COMMITTED = ROOT / "docs" / "benchmarks" / "checkpointing-cpu.json"
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    shutil.copytree(
+        ROOT / "snippets", tmp_path / "snippets", ignore=shutil.ignore_patterns("__pycache__")
+    )
+    (tmp_path / "docs" / "benchmarks").mkdir(parents=True)
+    return tmp_path
+
+
+def write(root: Path, text: str) -> Path:
+    path = root / "docs" / "benchmarks" / "checkpointing-cpu.json"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def problems(root: Path) -> str:
+    with pytest.raises(benchmarks.BenchmarkError) as caught:
+        benchmarks.render_embed(["checkpointing", "table"], root, strict=False)
+    return str(caught.value)
+
+
+def line_of(text: str, needle: str) -> int:
+    return next(n for n, line in enumerate(text.splitlines(), 1) if needle in line)
+
+
+@pytest.mark.parametrize(
+    "old, new",
+    [
+        ('"step_time_s": ', '"step_time_s": NaN, "x_": '),
+        ('"step_time_s": ', '"step_time_s": Infinity, "x_": '),
+        ('"step_time_s": ', '"step_time_s": -Infinity, "x_": '),
+        ('"step_time_s": ', '"step_time_s": 1e400, "x_": '),
+        ('"saved_bytes": ', '"saved_bytes": 1' + "0" * 400 + ', "x_": '),
+    ],
+)
+def test_non_finite_and_out_of_range_numbers_are_errors_at_their_line(root, old, new):
+    text = COMMITTED.read_text().replace(old, new, 1)
+    text = re.sub(r', "x_": [^,\n]*', "", text, count=1)  # drop the original value
+    write(root, text)
+    message = problems(root)
+    needle = new.split(",")[0]
+    assert f"checkpointing-cpu.json:{line_of(text, needle)}: rows[0]." in message, message
+    assert "Traceback" not in message
+
+
+@pytest.mark.parametrize(
+    "date, why",
+    [("2026-02-30T12:00:00Z", "not a real date"), ("2026-13-01T00:00:00Z", "not a real date"),
+     ("2026-01-01T25:61:00Z", "not a real date"), ("2999-01-01T00:00:00Z", "in the future")],
+)  # fmt: skip
+def test_impossible_dates_are_errors_at_their_line(root, date, why):
+    data = json.loads(COMMITTED.read_text())
+    data["provenance"]["date"] = date
+    text = json.dumps(data, indent=2)
+    write(root, text)
+    message = problems(root)
+    assert (
+        f"checkpointing-cpu.json:{line_of(text, date)}: provenance.date: {date} is {why}" in message
+    )
+
+
+def test_too_many_rows_are_an_error_not_a_long_render(root):
+    data = json.loads(COMMITTED.read_text())
+    data["rows"] = data["rows"] * (benchmarks.schema.MAX_ROWS // len(data["rows"]) + 1)
+    write(root, json.dumps(data, indent=2))
+    start = time.perf_counter()
+    message = problems(root)
+    assert "rows: " in message and "more than the" in message
+    assert time.perf_counter() - start < 5  # refused before any drawing
+
+
+def test_label_placement_compares_each_label_with_a_bounded_number_of_boxes(monkeypatch):
+    """Linear in the number of labels: the comparisons per label do not grow with their count
+    (the old placement compared each new label with every label placed before it)."""
+    from tools.benchmarks import chart
+
+    calls = 0
+    overlaps = chart._overlaps
+
+    def counted(a, b):
+        nonlocal calls
+        calls += 1
+        return overlaps(a, b)
+
+    monkeypatch.setattr(chart, "_overlaps", counted)
+
+    def per_label(n: int) -> float:
+        nonlocal calls
+        calls = 0
+        points = [(100 + (i * 37) % 500, 40 + (i * 53) % 250, f"s={i}") for i in range(n)]
+        chart.Chart((0, 1), (0, 1)).label_points(points)
+        return calls / n
+
+    assert per_label(8_000) < 1.5 * per_label(1_000) + 10
+
+
+def test_a_committed_file_is_submitted_unless_the_publishing_job_measured_it(monkeypatch):
+    monkeypatch.delenv("COURSE_MEASURED_HERE", raising=False)
+    table = benchmarks.render_embed(["checkpointing", "table"], ROOT, strict=False)
+    assert "Submitted: measured on " in table and "Measured on" not in table
+    monkeypatch.setenv("COURSE_MEASURED_HERE", "checkpointing-cpu.json")
+    table = benchmarks.render_embed(["checkpointing", "table"], ROOT, strict=False)
+    assert "by the job that published this site" in table and "Submitted" not in table

@@ -1,0 +1,115 @@
+"""Every file MkDocs would publish from ``docs/`` is checked, not only the pages.
+
+MkDocs copies every other file of ``docs/`` into the site as it is. So:
+
+- a symlink under ``docs/`` that points outside it is an error: it would publish whatever it
+  names (``../.git/config`` holds a token in CI);
+- a file the browser can run on the site's origin (``.html``, ``.svg``, ``.xml``, ``.js``, ...)
+  is an error unless the course lists it in ``extra.course.active_files`` in ``mkdocs.yml``: a
+  script or an SVG there could read and rewrite every learner's review progress;
+- a style sheet under ``docs/`` may load nothing from elsewhere (``@import``, ``url()``, read
+  by a CSS tokenizer as for pages, :func:`tools.course.sanitize.css_addresses`): the site
+  works offline;
+- a file git ignores under ``docs/`` is not published (:func:`ignored`): the site holds what the
+  repository holds, and a stray local file is never shipped nor left stale.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+from tools.course import sanitize
+from tools.course.model import CourseError, Location
+
+# What a browser runs, or renders with script, when served from the site's own origin.
+ACTIVE_SUFFIXES = {".html", ".htm", ".xhtml", ".shtml", ".svg", ".svgz", ".xml", ".xsl", ".js",
+                   ".mjs", ".cjs", ".wasm", ".swf", ".pdf"}  # fmt: skip
+
+
+def check(root: Path, docs_dir: str, active_files: tuple[str, ...]) -> list[CourseError]:
+    """One error per symlink leaving ``docs/`` and per active file not listed, with its path."""
+    docs = root / docs_dir
+    if not docs.is_dir():
+        return []
+    inside = docs.resolve()
+    listed = set(active_files)
+    skip = ignored(root, docs_dir)
+    errors = []
+    for folder, dirs, names in os.walk(docs):  # symlinked folders are entries, not followed
+        for name in sorted([*dirs, *names]):
+            path = Path(folder) / name
+            rel = path.relative_to(docs).as_posix()
+            where = Location(f"{docs_dir}/{rel}", 1)
+            if path.is_symlink() and not path.resolve().is_relative_to(inside):
+                errors.append(
+                    CourseError(
+                        where,
+                        f"a symlink to {os.readlink(path)}, outside {docs_dir}/: it would "
+                        "publish that file; copy what the site needs into docs/ instead",
+                    )
+                )
+                continue
+            if rel in skip:
+                continue
+            if name in names and path.suffix.lower() == ".css":
+                errors += _remote_css(path, f"{docs_dir}/{rel}")
+            if name in names and path.suffix.lower() in ACTIVE_SUFFIXES and rel not in listed:
+                errors.append(
+                    CourseError(
+                        where,
+                        f"{path.suffix} files run in the browser on the site's origin; this one "
+                        "is not one of the course's own (extra.course.active_files in "
+                        "mkdocs.yml): remove it, or list it there after review",
+                    )
+                )
+    return errors
+
+
+def _remote_css(path: Path, shown: str) -> list[CourseError]:
+    try:
+        text = path.read_text("utf-8", errors="replace")
+    except OSError:
+        return []
+    lines = text.splitlines()
+    errors = []
+    for url in sanitize.css_addresses(text):
+        if sanitize.leaves(url):
+            line = next((n for n, row in enumerate(lines, 1) if url in row), 1)
+            errors.append(
+                CourseError(
+                    Location(shown, line),
+                    f"loads {url!r} from outside the site: every byte the site needs is "
+                    "served from it (put the file under docs/)",
+                )
+            )
+    return errors
+
+
+def ignored(root: Path, docs_dir: str) -> set[str]:
+    """``docs/``-relative paths of the files git ignores under ``docs_dir``; empty outside git."""
+    try:
+        out = subprocess.run(
+            [
+                "git",
+                "ls-files",
+                "-z",
+                "--others",
+                "--ignored",
+                "--exclude-standard",
+                "--",
+                docs_dir,
+            ],
+            cwd=root,
+            capture_output=True,
+            check=True,
+        ).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return set()
+    prefix = docs_dir.rstrip("/") + "/"
+    return {
+        name.removeprefix(prefix)
+        for name in out.decode("utf-8", "surrogateescape").split("\0")
+        if name.startswith(prefix)
+    }

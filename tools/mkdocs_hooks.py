@@ -92,6 +92,12 @@ def on_files(files: Files, *, config: MkDocsConfig) -> Files:
     job = _background.submit("tools.deck_cache:apkg", _course, root=_root, timestamp=timestamp)
     _pending.append((job, (site / deck_file).write_bytes))
     files.append(File.generated(config, deck_file, content=b""))
+    practice = config.extra["course"].get("practice_download")  # the practice workspace's zip
+    if practice:
+        _pending.append(
+            (_background.submit("tools.practice.bundle:zip_bytes"), (site / practice).write_bytes)
+        )
+        files.append(File.generated(config, practice, content=b""))
     if not any(str(script) == review.INDEX_FILE for script in config.extra_javascript):
         return files  # this course has no review page
     review_page = files.get_file_from_path(review.REVIEW_PAGE)

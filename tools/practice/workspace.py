@@ -119,6 +119,7 @@ def start(root: Path, name: str | None, email: str | None) -> Workspace:
     if BUNDLE.is_file():
         git("clone", "-q", "--bare", str(BUNDLE), str(bare))
         git("remote", "remove", "origin", cwd=bare)
+        git("symbolic-ref", "HEAD", f"refs/heads/{upstream.MAIN}", cwd=bare)
     else:
         build_upstream(bare)
     main = git("rev-parse", upstream.MAIN, cwd=bare)

@@ -298,7 +298,7 @@ def argument_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_vendor)
     sub.add_parser("serve", help="live-reloading preview (arguments go to mkdocs serve)")
     sub.add_parser("test", help="run the test suite (arguments go to pytest)")
-    sub.add_parser("practice", help="the practice workspace: start DIR, status, claim N, check, ...")
+    sub.add_parser("practice", help="the practice workspace: start DIR, status, claim N, check")
     return ap
 
 

@@ -51,7 +51,8 @@ def _report(ws: workspace.Workspace, found: list[steps.Step], done: list[str]) -
         )
         for line in step.lines[1:]:
             print(f"{'':<26}{line}")
-    todo = next((s for s in found if s.state != "passed"), None)
+    todo = next((s for s in found if s.state == "failed"), None)
+    todo = todo or next((s for s in found if s.state != "passed"), None)
     last = found[-1]
     if todo is not None:
         print(f"next: {todo.hint or 'finish the step before it'}")

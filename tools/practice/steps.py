@@ -86,7 +86,13 @@ def evaluate(ws: Workspace, *, act: bool) -> tuple[list[Step], list[str]]:
     for key, check in zip(order, checks, strict=True):
         step = by_key[key]
         check(ws, facts, step, act, done)
-        if step.state != "passed" and key not in {"code"}:
+        # Branch, claim and code report even when the step before failed: each has its own
+        # evidence (the claim's time is compared with the commits, the body is scored anyway).
+        if key == "fork" and step.state != "passed":
+            break
+        if key == "claim" and any(by_key[k].state != "passed" for k in ("branch", "claim")):
+            break
+        if key in {"pr", "review", "revisions"} and step.state != "passed":
             break
     return steps, done
 

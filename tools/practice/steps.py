@@ -304,6 +304,17 @@ def _code(ws: Workspace, facts: Facts, step: Step, act: bool, done: list[str]) -
     step.lines.append("your new test fails on upstream main and passes on your branch")
 
 
+def _first_failure(run: dict) -> tuple[str, str] | None:
+    """(test, first line of its message) of a run's first failure; a run in which pytest itself
+    failed (a file that does not import) gives its last line of output."""
+    for test, message in run["tests"].items():
+        if message:
+            return test, message.splitlines()[0]
+    if run["returncode"] or not run["tests"]:
+        return "pytest", (run["output"].strip().splitlines() or ["no output"])[-1]
+    return None
+
+
 def ci_problems(result: dict, kind: str) -> list[str]:
     """CI's verdict: [] when green, else [why, what to do]."""
     if not result["mine"]:
@@ -313,37 +324,23 @@ def ci_problems(result: dict, kind: str) -> list[str]:
             "add a test file tests/test_….py (or a test in one), commit with -s",
         ]
     existing = result["existing"]["tests"]
-    broken = {t: m for t, m in existing.items() if m}
-    if broken or not existing:
-        test, message = (
-            next(iter(broken.items())) if broken else ("(none ran)", result["existing"]["output"])
-        )
+    broken = _first_failure(result["existing"])
+    if broken:
         return [
-            f"the project's existing test {test} fails on your branch: {message.splitlines()[0]}; "
+            f"the project's existing test {broken[0]} fails on your branch: {broken[1]}; "
             "callers rely on that behaviour (CONTRIBUTING.md §4)",
             "change your code so the existing tests pass unchanged",
         ]
-    failing = {t: m for t, m in result["branch"]["tests"].items() if m}
-    if failing or result["branch"]["returncode"] not in (0,):
-        test, message = (
-            next(iter(failing.items()))
-            if failing
-            else ("pytest", result["branch"]["output"].strip().splitlines()[-1:] or ["failed"])
-        )
-        message = message if isinstance(message, str) else message[0]
-        return [
-            f"tests fail on your branch: {test}: "
-            f"{message.splitlines()[0] if message else 'failed'}",
-            "run pytest in work/ and fix it",
-        ]
+    failing = _first_failure(result["branch"])
+    if failing:
+        return [f"tests fail on your branch: {failing[0]}: {failing[1]}", "run pytest in work/"]
     new = {t: m for t, m in result["on_main"]["tests"].items() if t not in existing}
     if not new:
         return ["your test files add no new test", "add a test function that reproduces the issue"]
     if all(m is None for m in new.values()):
         return [
-            f"your new test(s) {', '.join(new)} pass on upstream main, where the bug is: they do "
-            "not "
-            "prove the fix (a regression test fails without it, Lesson 3.6)",
+            f"your new test(s) {', '.join(new)} pass on upstream main, where the bug is: "
+            "they do not prove the fix (a regression test fails without it, Lesson 3.6)",
             "make the test reproduce the issue: it must fail on main and pass on your branch",
         ]
     if kind == "feature":

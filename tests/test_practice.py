@@ -2,8 +2,8 @@
 
 A learner here is a workspace in ``tmp_path`` and git commands run in its ``work/``; the checker
 runs in-process (``tools.practice.cli.main``), its CI in subprocesses with this Python. The fixes
-and tests the learner writes are the course's own (``snippets/``), so the practice is checked
-against exactly what the lessons teach.
+the learner writes are the course's own (Lesson 3.3's two fixes and Exercise 2.5's solution, from
+``snippets/``), so the practice is checked against what the lessons teach.
 """
 
 from __future__ import annotations
@@ -465,3 +465,17 @@ def test_the_history_is_the_same_every_time(tmp_path: Path, capsys):
         )
     assert heads[0] == heads[1]
     assert len(upstream.history()) == 4
+
+
+def test_resetting_the_pull_request_keeps_the_body_file(learner: Learner):
+    claimed_and_branched(learner)
+    learner.fix_one_d()
+    learner.commit("Fix", "-s")
+    learner.git("push", "-q", "-u", "origin", "fix/1234-cosine-1d")
+    body = learner.body(GOOD_BODY)
+    assert "opened pull request #1237" in learner.practice("pr", "open", body)[1]
+    assert "updated the body of pull request #1237" in learner.practice("pr", "open", body)[1]
+    assert learner.practice("reset", "pr")[0] == 0
+    assert Path(body).read_text("utf-8") == GOOD_BODY
+    assert "no pull request yet" in step(learner.practice("status")[1], "Submit PR")
+    assert "opened pull request #1238" in learner.practice("pr", "open", body)[1]

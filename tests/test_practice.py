@@ -171,9 +171,9 @@ def test_the_whole_lifecycle_reaches_merged_for_both_tasks(learner: Learner):
     assert "other fix too, `.sum(dim=0)`" in step(out, "Review")  # the test feeds vectors only
     assert "FAILED" in step(out, "Revisions") and code == 1
     review = (learner.root / "reviews" / "1237.md").read_text("utf-8")
-    assert "[2, 3] input" in review
+    assert "[2, 3] input" in review and "`Regression test for #1234`" in review
 
-    learner.write("tests/test_one_d.py", ONE_D_TEST + BATCH_TEST)
+    learner.write("tests/test_one_d.py", "# Regression test for #1234\n" + ONE_D_TEST + BATCH_TEST)
     learner.commit("Test a [2, 3] batch too, as the review asked", "-s")
     learner.git("push", "-q")
     code, out = learner.practice("check")
@@ -230,6 +230,7 @@ def test_the_whole_lifecycle_reaches_merged_for_both_tasks(learner: Learner):
         )
     )
     learner.write("simkit/model.py", model)
+    learner.write("tests/test_checkpointing.py", '"""Issue #1235."""\n\n' + GRADIENT_TEST)
     learner.commit("Document the checkpointing option", "-s")
     learner.git("push", "-q")
     code, out = learner.practice("check")

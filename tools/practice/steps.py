@@ -420,8 +420,9 @@ def _pr(ws: Workspace, facts: Facts, step: Step, act: bool, done: list[str]) -> 
 
 
 def _change(ws: Workspace, facts: Facts, head: str) -> review.Change:
+    base = ws.state["upstream_main"]
     return review.Change(
-        _repo(ws), ws.state["upstream_main"], head, facts.ci or {}, facts.issue.kind
+        _repo(ws), base, head, facts.ci or {}, facts.issue.kind, facts.issue.number
     )
 
 

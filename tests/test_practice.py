@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 
 from tools.practice import cli, upstream
+from tools.practice.upstream import section
 
-SNIPPETS = Path(__file__).resolve().parent.parent / "snippets"
 NAME, EMAIL = "Ada Lovelace", "ada@example.org"
 GOOD_BODY = """## Problem
 `cosine_similarity` on two 1-D tensors crashes:
@@ -67,11 +67,6 @@ def test_checkpointing_keeps_the_gradients():
     for mine, reference in zip(checkpointed.parameters(), plain.parameters()):
         assert torch.allclose(mine.grad, reference.grad)
 """
-
-
-def section(snippet: str, name: str) -> str:
-    text = (SNIPPETS / snippet).read_text("utf-8")
-    return re.search(rf"\[start:{name}\]\n(.*?)# --8<-- \[end:{name}\]", text, re.S).group(1)
 
 
 class Learner:
@@ -480,3 +475,15 @@ def test_resetting_the_pull_request_keeps_the_body_file(learner: Learner):
     assert Path(body).read_text("utf-8") == GOOD_BODY
     assert "no pull request yet" in step(learner.practice("status")[1], "Submit PR")
     assert "opened pull request #1238" in learner.practice("pr", "open", body)[1]
+
+
+def test_a_python_without_torch_is_named(learner: Learner, monkeypatch):
+    from tools.practice import ci
+
+    real = ci.importlib.util.find_spec
+    monkeypatch.setattr(ci.importlib.util, "find_spec", lambda n: None if n == "torch" else real(n))
+    claimed_and_branched(learner)
+    learner.fix_one_d()
+    learner.commit("Fix", "-s")
+    code, out = learner.practice("check")
+    assert code == 1 and "which lacks torch: pip install torch" in out

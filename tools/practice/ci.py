@@ -19,6 +19,7 @@ A result is kept in the workspace, keyed by both commits, so checking again is i
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import shutil
@@ -27,7 +28,7 @@ import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from .gitio import export, git
+from .gitio import PracticeError, export, git
 
 SIMILARITY = "simkit/similarity.py"
 
@@ -82,6 +83,12 @@ def _outcomes(folder: Path, name: str, process: subprocess.Popen) -> dict:
 
 def run(repo: Path, base: str, head: str, kind: str, scratch: Path) -> dict:
     """Run CI for ``head`` against ``base`` (both commits in ``repo``); see the module's doc."""
+    missing = [name for name in ("pytest", "torch") if importlib.util.find_spec(name) is None]
+    if missing:
+        raise PracticeError(
+            f"CI runs the project's tests with this Python ({sys.executable}), which lacks "
+            f"{' and '.join(missing)}: pip install {' '.join(missing)} (a CPU torch is enough)"
+        )
     shutil.rmtree(scratch, ignore_errors=True)
     mine = changed_tests(repo, base, head)
     base_tests = sorted(

@@ -42,7 +42,8 @@ def export(repo: Path, commit: str, dest: Path) -> Path:
     ).stdout
     dest.mkdir(parents=True, exist_ok=True)
     with tarfile.open(fileobj=io.BytesIO(data)) as tar:
-        tar.extractall(dest, filter="data")
+        safe = {"filter": "data"} if hasattr(tarfile, "data_filter") else {}  # Python 3.11.4+
+        tar.extractall(dest, **safe)
     return dest
 
 

@@ -24,7 +24,7 @@ AUTHOR = ("Ali Maintainer", "ali@simkit.example.org")
 MAIN = "main"
 
 
-def _section(snippet: str, name: str) -> str:
+def section(snippet: str, name: str) -> str:
     """The lines of ``snippets/<snippet>`` between its ``[start:name]`` and ``[end:name]``
     markers, without TODO comments (they are the exercise's, not the project's)."""
     text = (SNIPPETS / snippet).read_text("utf-8")
@@ -36,7 +36,7 @@ def _section(snippet: str, name: str) -> str:
 
 
 def _similarity() -> str:
-    return '"""Similarity measures for batches of embeddings."""\n\nimport torch\n\n\n' + _section(
+    return '"""Similarity measures for batches of embeddings."""\n\nimport torch\n\n\n' + section(
         "cosine_buggy.py", "buggy"
     )
 
@@ -44,7 +44,7 @@ def _similarity() -> str:
 def _model() -> str:
     return (
         '"""The residual MLP that simkit\'s examples train."""\n\n'
-        "import torch\nfrom torch import nn\n\n\n" + _section("checkpoint_exercise.py", "model")
+        "import torch\nfrom torch import nn\n\n\n" + section("checkpoint_exercise.py", "model")
     )
 
 

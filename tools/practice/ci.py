@@ -43,6 +43,12 @@ def changed_tests(repo: Path, base: str, head: str) -> list[str]:
     )
 
 
+def new_tests(result: dict, run: str = "on_main") -> dict[str, str | None]:
+    """The outcomes in ``run`` of the tests the pull request adds (those upstream lacks)."""
+    existing = result.get("existing", {}).get("tests", {})
+    return {t: m for t, m in result.get(run, {}).get("tests", {}).items() if t not in existing}
+
+
 def _pytest(folder: Path, targets: list[str], name: str) -> subprocess.Popen:
     junit = folder / f".{name}.xml"
     command = [

@@ -13,7 +13,9 @@ import ast
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
+from . import ci
 from .gitio import git, show
 
 
@@ -21,7 +23,7 @@ from .gitio import git, show
 class Change:
     """What the reviewer reads: the repository, the commits, CI's result and the issue's kind."""
 
-    repo: object
+    repo: Path
     base: str
     head: str
     ci: dict
@@ -48,13 +50,8 @@ class Change:
         return ""
 
 
-def _new_tests(change: Change, run: str) -> dict:
-    existing = set(change.ci.get("existing", {}).get("tests", {}))
-    return {t: m for t, m in change.ci.get(run, {}).get("tests", {}).items() if t not in existing}
-
-
 def _batched_case_missing(change: Change) -> bool:
-    results = _new_tests(change, "other_fix")
+    results = ci.new_tests(change.ci, "other_fix")
     return bool(results) and all(message is None for message in results.values())
 
 

@@ -50,9 +50,8 @@ class Facts:
     task: dict
     branch: str | None = None
     head: str | None = None
-    commits: list[tuple[str, str, str, str, str]] = field(
-        default_factory=list
-    )  # sha, date, author, email, message
+    # each commit ahead of upstream's main: (sha, author date, author, email, message)
+    commits: list[tuple[str, str, str, str, str]] = field(default_factory=list)
     ci: dict | None = None
 
 
@@ -74,7 +73,7 @@ def evaluate(ws: Workspace, *, act: bool) -> tuple[list[Step], list[str]]:
     facts = Facts(issue, task)
     _passed(find, f"you chose #{issue.number}: {issue.title} ({issue.kind})")
     if task.get("merged"):
-        for step in steps[1:]:
+        for step in steps[1:-1]:
             _passed(step, "done")
         _passed(
             by_key["merge"], f"merged as {task['merged']['commit'][:12]}; #{issue.number} is closed"
@@ -323,7 +322,6 @@ def ci_problems(result: dict, kind: str) -> list[str]:
             "(CONTRIBUTING.md §4)",
             "add a test file tests/test_….py (or a test in one), commit with -s",
         ]
-    existing = result["existing"]["tests"]
     broken = _first_failure(result["existing"])
     if broken:
         return [
@@ -334,7 +332,7 @@ def ci_problems(result: dict, kind: str) -> list[str]:
     failing = _first_failure(result["branch"])
     if failing:
         return [f"tests fail on your branch: {failing[0]}: {failing[1]}", "run pytest in work/"]
-    new = {t: m for t, m in result["on_main"]["tests"].items() if t not in existing}
+    new = ci.new_tests(result)
     if not new:
         return ["your test files add no new test", "add a test function that reproduces the issue"]
     if all(m is None for m in new.values()):
@@ -387,11 +385,7 @@ def _pr(ws: Workspace, facts: Facts, step: Step, act: bool, done: list[str]) -> 
         )
     body = (ws.root / ".practice" / "prs" / f"{pr['number']}.md").read_text("utf-8")
     code_ok = facts.ci is not None and not ci_problems(facts.ci, facts.issue.kind)
-    new = [
-        t
-        for t in (facts.ci or {}).get("on_main", {}).get("tests", {})
-        if t not in (facts.ci or {}).get("existing", {}).get("tests", {})
-    ]
+    new = list(ci.new_tests(facts.ci or {}))
     factors = rubric.score(
         body,
         issue=facts.issue,

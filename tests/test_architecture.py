@@ -3,9 +3,10 @@ lower layer to a higher one or into a library that belongs to another layer.
 
 Layers, lowest first: ``build`` (knows no course), ``course`` and ``benchmarks`` (the course as
 data), ``render`` (safe HTML for both targets), then the two targets ``anki`` and ``site``, and the
-CLI on top. Only ``site`` imports a site generator; only ``anki`` imports genanki. Every import
-counts, also one inside a function or under ``TYPE_CHECKING``: each is a dependency a reader must
-follow. ``bootstrap`` and what it imports run before the virtual environment exists, so they
+CLI on top; ``practice`` (the practice workspace) stands alone, because the site's zip carries
+it without the rest of the engine. Only ``site`` imports a site generator; only ``anki`` imports
+genanki. Every import counts, also one inside a function or under ``TYPE_CHECKING``: each is a
+dependency a reader must follow. ``bootstrap`` and what it imports run before the virtual environment exists, so they
 import the standard library only.
 """
 
@@ -24,7 +25,8 @@ MAY_IMPORT = {  # layer -> the layers of the engine it may import
     "render": {"build", "course", "render"},
     "anki": {"build", "course", "render", "anki"},
     "site": {"build", "course", "benchmarks", "render", "site"},
-    "": {"", "build", "course", "benchmarks", "render", "anki", "site"},  # cli, __main__
+    "practice": {"practice"},  # ships on its own in the site's zip: it needs no other part
+    "": {"", "build", "course", "benchmarks", "render", "anki", "site", "practice"},  # cli
 }
 LIBRARIES = {  # library -> the only layers that may import it
     "mkdocs": {"site"},

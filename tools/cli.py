@@ -231,9 +231,15 @@ def cmd_test(rest: list[str]) -> int:
     return subprocess.call([sys.executable, "-m", "pytest", *rest], cwd=ROOT)
 
 
+def cmd_practice(rest: list[str]) -> int:
+    from tools.practice.cli import main as practice  # its own parser: arguments go through
+
+    return practice(rest)
+
+
 # Commands whose arguments belong to another program (mkdocs serve, pytest): passed through
 # untouched, since argparse would take their options (``-m "not browser"``) for its own.
-PASSTHROUGH = {"serve": cmd_serve, "test": cmd_test}
+PASSTHROUGH = {"serve": cmd_serve, "test": cmd_test, "practice": cmd_practice}
 
 
 def _course_dir(value: str) -> Path:
@@ -277,6 +283,7 @@ def argument_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_vendor)
     sub.add_parser("serve", help="live-reloading preview (arguments go to mkdocs serve)")
     sub.add_parser("test", help="run the test suite (arguments go to pytest)")
+    sub.add_parser("practice", help="the practice workspace: start DIR, status, claim N, check")
     return ap
 
 

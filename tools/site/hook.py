@@ -120,6 +120,11 @@ class SiteBuild:
         )
         self.pending.append((job, (site / deck_file).write_bytes))
         files.append(File.generated(config, deck_file, content=b""))
+        practice = config.extra["course"].get("practice_download")  # the practice workspace's zip
+        if practice:
+            job = self.background.submit("tools.practice.bundle:zip_bytes")
+            self.pending.append((job, (site / practice).write_bytes))
+            files.append(File.generated(config, practice, content=b""))
         if not any(str(script) == review.INDEX_FILE for script in config.extra_javascript):
             return files  # this course has no review page
         review_page = files.get_file_from_path(review.REVIEW_PAGE)

@@ -1,0 +1,169 @@
+"""The project's CI: the test suite at the commits that matter, and the benchmark.
+
+For a pull request from ``base`` (upstream's main) to ``head`` (its last commit) it runs, in
+parallel, each in its own checkout:
+
+- ``branch``: the whole suite on ``head``;
+- ``existing``: upstream's own test files on ``head``'s code, so a change to an existing test
+  cannot hide a change of behaviour that callers rely on (when the pull request changes none of
+  them, these are ``branch``'s results for them: the same files on the same code);
+- ``on_main``: the tests the pull request adds or changes on ``base``'s code, where a
+  regression test must fail;
+- for a bug fix, ``other_fix``: those tests on the other fix of Lesson 3.3 (``dim=0`` instead
+  of ``dim=1``), which breaks batches: the reviewer asks for a test that tells them apart;
+- for a feature, ``bench``: upstream's ``benchmarks/bench.py`` (taken from ``base``, so the pull
+  request cannot change how it is measured) on ``head``'s code.
+
+A result is kept in the workspace, keyed by both commits, so checking again is instant.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import shutil
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+from .gitio import PracticeError, export, git
+
+SIMILARITY = "simkit/similarity.py"
+
+
+def changed_tests(repo: Path, base: str, head: str) -> list[str]:
+    """Test files the pull request adds or modifies (relative to where it forked from main)."""
+    out = git("diff", "--name-status", "--no-renames", f"{base}...{head}", "--", "tests", cwd=repo)
+    return sorted(
+        path
+        for status, _, path in (line.partition("\t") for line in out.splitlines())
+        if status in {"A", "M"} and Path(path).name.startswith("test_") and path.endswith(".py")
+    )
+
+
+def new_tests(result: dict, run: str = "on_main") -> dict[str, str | None]:
+    """The outcomes in ``run`` of the tests the pull request adds (those upstream lacks)."""
+    existing = result.get("existing", {}).get("tests", {})
+    return {t: m for t, m in result.get(run, {}).get("tests", {}).items() if t not in existing}
+
+
+def _pytest(folder: Path, targets: list[str], name: str) -> subprocess.Popen:
+    junit = folder / f".{name}.xml"
+    command = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "-o",
+        "junit_family=xunit1",
+        f"--junitxml={junit}",
+        *targets,
+    ]
+    env = {k: v for k, v in os.environ.items() if k not in {"PYTHONPATH", "PYTEST_ADDOPTS"}}
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    return subprocess.Popen(
+        command, cwd=folder, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
+    )
+
+
+def _outcomes(folder: Path, name: str, process: subprocess.Popen) -> dict:
+    """{"tests": {id: null | failure message}, "output": tail} from pytest's JUnit report."""
+    output = process.communicate()[0].decode("utf-8", "replace")
+    junit = folder / f".{name}.xml"
+    tests: dict[str, str | None] = {}
+    if junit.is_file():
+        for case in ET.parse(junit).getroot().iter("testcase"):
+            test_id = f"{case.get('file') or case.get('classname')}::{case.get('name')}"
+            bad = case.find("failure")
+            if bad is None:
+                bad = case.find("error")
+            if case.find("skipped") is not None:
+                continue
+            tests[test_id] = None if bad is None else (bad.get("message") or "failed").strip()
+    return {"tests": tests, "output": output[-2000:], "returncode": process.returncode}
+
+
+def run(repo: Path, base: str, head: str, kind: str, scratch: Path) -> dict:
+    """Run CI for ``head`` against ``base`` (both commits in ``repo``); see the module's doc."""
+    missing = [name for name in ("pytest", "torch") if importlib.util.find_spec(name) is None]
+    if missing:
+        raise PracticeError(
+            f"CI runs the project's tests with this Python ({sys.executable}), which lacks "
+            f"{' and '.join(missing)}: pip install {' '.join(missing)} (a CPU torch is enough)"
+        )
+    shutil.rmtree(scratch, ignore_errors=True)
+    mine = changed_tests(repo, base, head)
+    base_tests = sorted(
+        p
+        for p in git("ls-tree", "-r", "--name-only", base, "--", "tests", cwd=repo).splitlines()
+        if Path(p).name.startswith("test_") and p.endswith(".py")
+    )
+    head_dir = export(repo, head, scratch / "head")
+    base_dir = export(repo, base, scratch / "base")
+    jobs: dict[str, tuple[Path, subprocess.Popen]] = {}
+
+    def checkout(name: str, code: Path, tests_from: Path, tests: list[str]) -> Path:
+        folder = scratch / name
+        shutil.copytree(code, folder)
+        for test in tests:
+            shutil.copy2(tests_from / test, folder / test)
+        return folder
+
+    jobs["branch"] = (head_dir, _pytest(head_dir, [], "branch"))
+    if set(mine) & set(base_tests):
+        existing = checkout("existing", head_dir, base_dir, base_tests)
+        jobs["existing"] = (existing, _pytest(existing, base_tests, "existing"))
+    result: dict = {"mine": mine, "base_tests": base_tests}
+    if mine:
+        on_main = checkout("on_main", base_dir, head_dir, mine)
+        jobs["on_main"] = (on_main, _pytest(on_main, mine, "on_main"))
+        if kind == "bug":
+            other = checkout("other_fix", base_dir, head_dir, mine)
+            code = other / SIMILARITY
+            code.write_text(code.read_text("utf-8").replace("dim=1", "dim=0"), "utf-8")
+            jobs["other_fix"] = (other, _pytest(other, mine, "other_fix"))
+    bench = None
+    if kind == "feature":
+        tools = scratch / "bench"
+        shutil.copytree(base_dir / "benchmarks", tools)
+        bench = subprocess.Popen(
+            [sys.executable, str(tools / "bench.py"), "--json"],
+            cwd=head_dir,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+    for name, (folder, process) in jobs.items():
+        result[name] = _outcomes(folder, name, process)
+    if "existing" not in result:
+        branch = result["branch"]
+        tests = {t: m for t, m in branch["tests"].items() if t.split("::")[0] in base_tests}
+        result["existing"] = {**branch, "tests": tests, "returncode": 0 if tests else 1}
+    if bench is not None:
+        out, err = bench.communicate()
+        lines = out.decode("utf-8", "replace").strip().splitlines()
+        try:
+            result["bench"] = json.loads(lines[-1])
+        except (IndexError, json.JSONDecodeError):
+            tail = err.decode("utf-8", "replace").strip().splitlines()[-1:] or ["no output"]
+            result["bench"] = {"error": f"benchmarks/bench.py failed on your branch: {tail[0]}"}
+    shutil.rmtree(scratch, ignore_errors=True)
+    return result
+
+
+def cached(
+    cache: Path, repo: Path, base: str, head: str, kind: str, scratch: Path, *, run_now: bool
+) -> dict | None:
+    """CI's result for (base, head), from the cache or, with ``run_now``, by running it."""
+    file = cache / f"{base[:16]}-{head[:16]}.json"
+    if file.is_file():
+        return json.loads(file.read_text("utf-8"))
+    if not run_now:
+        return None
+    result = run(repo, base, head, kind, scratch)
+    cache.mkdir(parents=True, exist_ok=True)
+    file.write_text(json.dumps(result, indent=1), "utf-8")
+    return result

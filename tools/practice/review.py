@@ -1,0 +1,136 @@
+"""The reviewer: deterministic comments on a pull request, from its diff and its CI results.
+
+Each rule is a question a maintainer of the project would ask of this kind of change. A comment
+is made when its rule holds at the reviewed commit, and is answered by a later commit at which it
+no longer holds. The same pull request always gets the same comments. The rules ask for what a
+first pull request usually lacks (the issue named in its test, the batched case, the docstring),
+so a review nearly always asks for a revision; one that already has everything is approved.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import ci
+from .gitio import git, show
+
+
+@dataclass(frozen=True)
+class Change:
+    """What the reviewer reads: the repository, the commits, CI's result and the issue's kind."""
+
+    repo: Path
+    base: str
+    head: str
+    ci: dict
+    kind: str
+    issue: int
+
+    def added_lines(self, path: str) -> list[str]:
+        diff = git("diff", f"{self.base}...{self.head}", "--", path, cwd=self.repo)
+        return [
+            line[1:]
+            for line in diff.splitlines()
+            if line.startswith("+") and not line.startswith("+++")
+        ]
+
+    def docstring(self, path: str, name: str) -> str:
+        text = show(self.repo, self.head, path) or ""
+        try:
+            tree = ast.parse(text)
+        except SyntaxError:
+            return ""
+        for node in ast.walk(tree):
+            if isinstance(node, ast.FunctionDef | ast.ClassDef) and node.name == name:
+                return ast.get_docstring(node) or ""
+        return ""
+
+
+def _batched_case_missing(change: Change) -> bool:
+    results = ci.new_tests(change.ci, "other_fix")
+    return bool(results) and all(message is None for message in results.values())
+
+
+def _one_d_undocumented(change: Change) -> bool:
+    text = change.docstring("simkit/similarity.py", "cosine_similarity")
+    return not re.search(r"1-?D|one-dimensional|single vector", text, re.I)
+
+
+def _reentrant_implicit(change: Change) -> bool:
+    added = "\n".join(change.added_lines("simkit"))
+    return "checkpoint" in added and "use_reentrant=False" not in added
+
+
+def _option_undocumented(change: Change) -> bool:
+    return "checkpointing" not in change.docstring("simkit/model.py", "MLPStack")
+
+
+def _issue_unnamed_in_tests(change: Change) -> bool:
+    return not any(str(change.issue) in line for line in change.added_lines("tests"))
+
+
+@dataclass(frozen=True)
+class Rule:
+    key: str
+    kind: str  # "bug", "feature" or "any"
+    holds: Callable[[Change], bool]
+    comment: str
+
+
+RULES = (
+    Rule(
+        "issue-in-test",
+        "any",
+        _issue_unnamed_in_tests,
+        "tests: name the issue in your new test (a comment or docstring such as `Regression "
+        "test for #N`), so whoever meets the test later can find the discussion.",
+    ),
+    Rule(
+        "batched-test",
+        "bug",
+        _batched_case_missing,
+        "tests: your new test passes on the other fix too, `.sum(dim=0)`, which breaks every "
+        "batch (CI ran it there). Add a batched case, such as the [2, 3] input of Lesson 3.3, "
+        "so the test tells the two fixes apart.",
+    ),
+    Rule(
+        "docstring-1d",
+        "bug",
+        _one_d_undocumented,
+        "simkit/similarity.py: the docstring still speaks only of rows. Say what a 1-D input "
+        "means now, so callers know it is supported.",
+    ),
+    Rule(
+        "use-reentrant",
+        "feature",
+        _reentrant_implicit,
+        "simkit/model.py: pass `use_reentrant=False` to `checkpoint` explicitly: it is the "
+        "recommended implementation, and PyTorch warns when the argument is left out "
+        "(Lesson 2.5).",
+    ),
+    Rule(
+        "docstring-option",
+        "feature",
+        _option_undocumented,
+        "simkit/model.py: document `checkpointing` in MLPStack's docstring: what it trades "
+        "(activation memory for one more forward pass) and that it is off by default.",
+    ),
+)
+
+
+def comments(change: Change) -> list[dict[str, str]]:
+    return [
+        {"rule": r.key, "text": r.comment.replace("#N", f"#{change.issue}")}
+        for r in RULES
+        if r.kind in {change.kind, "any"} and r.holds(change)
+    ]
+
+
+def still_open(change: Change, made: list[dict[str, str]]) -> list[dict[str, str]]:
+    """The comments of ``made`` that ``change`` (a later commit) has not answered."""
+    rules = {r.key: r for r in RULES}
+    return [c for c in made if rules[c["rule"]].holds(change)]

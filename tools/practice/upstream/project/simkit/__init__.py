@@ -1,0 +1,1 @@
+"""simkit: similarity helpers for embeddings, and a small residual MLP."""

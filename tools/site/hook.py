@@ -77,7 +77,10 @@ class SiteBuild:
         self.background = self._pool.enter_context(workers.build_pool())  # the CLI's, if any
         try:
             self.course = course_check.load_checked_course(
-                self.root, syntax=MKDOCS, strict_results=self.strict_results, workers=self.background
+                self.root,
+                syntax=MKDOCS,
+                strict_results=self.strict_results,
+                workers=self.background,
             )
         except BaseException:
             self.close()
@@ -103,7 +106,11 @@ class SiteBuild:
         deck_file = self.course.config.deck_file
         timestamp = buildinfo.source_date_epoch(self.root)
         job = self.background.submit(
-            "tools.anki.deck_cache:apkg", self.course, self.items, root=self.root, timestamp=timestamp
+            "tools.anki.deck_cache:apkg",
+            self.course,
+            self.items,
+            root=self.root,
+            timestamp=timestamp,
         )
         self.pending.append((job, (site / deck_file).write_bytes))
         files.append(File.generated(config, deck_file, content=b""))
@@ -116,7 +123,9 @@ class SiteBuild:
             )
         # The data is made from the pages' items and the course's settings: keyed on all of both.
         pages = (f"{p.docs_path}\0{p.title}\0" + "\n".join(p.lines) for p in self.course.pages)
-        key, generated = self.memo.find("review", (review_page.url, repr(self.course.config), *pages))
+        key, generated = self.memo.find(
+            "review", (review_page.url, repr(self.course.config), *pages)
+        )
         if generated is MISSING:
 
             def write(made: dict[str, str]) -> None:

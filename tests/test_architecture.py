@@ -209,3 +209,18 @@ def test_the_checks_pass_a_tree_that_keeps_the_layers(tmp_path):
     )
     edges = graph(root)
     assert (cycles(edges), forbidden(edges), not_bare(edges, BARE_PYTHON)) == ([], [], [])
+
+
+def test_no_engine_file_is_ignored_by_git():
+    """``.gitignore``'s ``site/`` and ``build/`` (the build's outputs) would also hide
+    ``tools/site/`` and ``tools/build/``: a new module there would never be committed."""
+    import shutil
+    import subprocess
+
+    if shutil.which("git") is None or not (ROOT / ".git").exists():
+        return
+    files = [str(path.relative_to(ROOT)) for path in modules(ROOT).values()]
+    ignored = subprocess.run(
+        ["git", "check-ignore", "--no-index", *files], cwd=ROOT, capture_output=True, text=True
+    )
+    assert ignored.stdout.split() == []

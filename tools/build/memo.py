@@ -6,8 +6,8 @@ a pure function of the page's text, of the engine's code and of the installed pa
 result is stored under a hash of exactly its inputs, in ``.cache/build/memo.json``, and a later
 build with the same inputs takes it from there. The whole memo is dropped when the engine's code
 or a package changes (:func:`tools.build.buildinfo.engine_digest`,
-:func:`tools.build.buildinfo.installed_distributions`), and only the entries a build used are written
-back, so it never grows past one build's worth. A memo that cannot be read is an empty one.
+:func:`tools.build.buildinfo.installed_distributions`), and only the entries a build used are
+written back, so it never grows past one build's worth. A memo that cannot be read is an empty one.
 
 JSON, not pickle: a cache file is never code.
 """

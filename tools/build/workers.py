@@ -8,10 +8,10 @@ process has little else to do. Some of the hook's work needs none of MkDocs' res
 needed only when the build ends: the deck (read from :mod:`tools.anki.deck_cache` or built),
 the review page's data, the search entries of cards and questions, and the scans of every page
 for script and for remote loads. The hook runs it in one worker, one job at a time
-(:meth:`Background.limit`), on the second core while MkDocs renders on the first (a second busy worker would take CPU from
-MkDocs; ``tests/perf/bench_scale.py`` times the build); the build collects the results in
-``on_post_build`` and fails there if a job failed or a scan found something, before anything
-is published.
+(:meth:`Background.limit`), on the second core while MkDocs renders on the first (a second busy
+worker would take CPU from MkDocs; ``tests/perf/bench_scale.py`` times the build); the build
+collects the results in ``on_post_build`` and fails there if a job failed or a scan found
+something, before anything is published.
 
 Work runs in this process instead when a second process would not help (one core) or would not
 be safe: forking a process that runs other threads (``mkdocs serve``'s server, a test's web

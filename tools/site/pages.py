@@ -6,8 +6,8 @@ then put the blocks' HTML in place of the placeholders (:func:`render_page`,
 :func:`fill_blocks`). The HTML works without JavaScript (native ``<details>`` reveal the
 answers); ``docs/assets/course.js`` adds the interactive layer (scored quizzes, a show-all
 control) on top of it. Course text only reaches the page through
-:func:`tools.render.safe_html.render_markdown`, which escapes raw HTML; every attribute value is escaped
-here, so nothing an author writes becomes markup or script.
+:func:`tools.render.safe_html.render_markdown`, which escapes raw HTML; every attribute value is
+escaped here, so nothing an author writes becomes markup or script.
 """
 
 from __future__ import annotations

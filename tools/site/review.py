@@ -84,7 +84,7 @@ def site_files(notes: list[NoteItem], page_url: str) -> dict[str, str]:
 
 
 def _script(name: str, value: object) -> str:
-    # UTF-8, not \\u escapes: an Urdu letter takes two bytes, not six. The pages declare UTF-8, which
-    # classic scripts inherit, from a server or from disk.
+    # UTF-8, not \\u escapes: an Urdu letter takes two bytes, not six. The pages declare UTF-8,
+    # which classic scripts inherit, from a server or from disk.
     data = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
     return f"window.{name}={data};\n"

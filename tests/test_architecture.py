@@ -6,8 +6,8 @@ data), ``render`` (safe HTML for both targets), then the two targets ``anki`` an
 CLI on top; ``practice`` (the practice workspace) stands alone, because the site's zip carries
 it without the rest of the engine. Only ``site`` imports a site generator; only ``anki`` imports
 genanki. Every import counts, also one inside a function or under ``TYPE_CHECKING``: each is a
-dependency a reader must follow. ``bootstrap`` and what it imports run before the virtual environment exists, so they
-import the standard library only.
+dependency a reader must follow. ``bootstrap`` and what it imports run before the virtual
+environment exists, so they import the standard library only.
 """
 
 from __future__ import annotations

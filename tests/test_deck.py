@@ -357,8 +357,9 @@ def test_links_and_images_in_notes_are_absolute_on_the_site(imported):
     assert source.startswith(f"{SITE}lessons/01-finding-work.html#")
 
 
-def test_renaming_a_lesson_keeps_every_note_and_its_review_history(tmp_path):
+def test_renaming_a_lesson_keeps_every_note_and_its_review_history(tmp_path, monkeypatch):
     root = make_course(tmp_path / "course")
+    monkeypatch.setattr(deck, "RENDERER_FILES", unchanged_renderer(root))
     col = Collection(str(tmp_path / "collection.anki2"))
     try:
         import_apkg(col, build(root, tmp_path / "1.apkg", T1))
@@ -393,8 +394,9 @@ def test_renaming_a_lesson_keeps_every_note_and_its_review_history(tmp_path):
         col.close()
 
 
-def test_a_new_site_url_updates_every_note(tmp_path):
+def test_a_new_site_url_updates_every_note(tmp_path, monkeypatch):
     root = make_course(tmp_path / "course")
+    monkeypatch.setattr(deck, "RENDERER_FILES", unchanged_renderer(root))
     col = Collection(str(tmp_path / "collection.anki2"))
     try:
         import_apkg(col, build(root, tmp_path / "1.apkg", T1))
@@ -404,7 +406,7 @@ def test_a_new_site_url_updates_every_note(tmp_path):
         )
         settings.write_text(text)
         git(root, "commit", "-q", "-am", "move the site", when=T2)
-        course = parse_course(root)
+        course = parse_course(root, syntax=MKDOCS)
         out = tmp_path / "2.apkg"
         deck.write_deck(course, out, site_url="https://example.net/c/", timestamp=T2, root=root)
         log = import_apkg(col, out)

@@ -7,6 +7,7 @@ and checks both the message and that the previously built ``site/`` survived.
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -245,3 +246,30 @@ def test_mkdocs_own_command_builds_the_course_with_the_hook(course_copy):
     assert list((built / "downloads").glob("*.apkg"))
     index = (built / "search" / "search_index.json").read_text("utf-8")
     assert "#card-" in index and "#q-" in index
+
+
+# Lines a notebook kernel or torch's profiler logs: noise to a reader and to a maintainer.
+KERNEL_NOISE = (
+    "USDT:",
+    "STAGE:",
+    "SyncActivityProfilerHandler",
+    "[IPKernelApp]",
+    "without encryption",
+)
+
+
+def test_a_fresh_lab_run_logs_no_profiler_or_kernel_lines(course_copy):
+    """The lab runs the CPU peak meter (torch's profiler) in a notebook kernel: neither the page
+    nor the build's log may show what the profiler or the kernel print about themselves."""
+    shutil.rmtree(course_copy / ".cache" / "mkdocs-jupyter", ignore_errors=True)  # run it anew
+    result = run_cli(course_copy, "build")
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "Converting notebook (execute=True)" in result.stderr  # the lab did run
+    log = [
+        line
+        for line in (result.stdout + result.stderr).splitlines()
+        if any(noise in line for noise in KERNEL_NOISE)
+    ]
+    assert log == []
+    page = (course_copy / "site" / "lab" / "checkpointing-lab.html").read_text("utf-8")
+    assert [noise for noise in KERNEL_NOISE if noise in page] == []

@@ -29,7 +29,9 @@ The course is the folder of the ``mkdocs.yml`` being built, so another course wi
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
 import sys
 from collections.abc import Callable
 from concurrent.futures import Future
@@ -74,12 +76,40 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
     if _course.errors:
         raise PluginError("the course sources have problems:\n" + course_check.report(_course))
     # mkdocs-jupyter keys its cache on the notebook file alone; the lab imports the snippets, so
-    # a changed snippet must re-execute it: one cache folder per version of the snippets.
+    # a changed snippet must re-execute it: one cache folder per version of the snippets (and of
+    # the kernel's settings, which decide what its outputs hold).
     jupyter = config.plugins.get("mkdocs-jupyter")
     if jupyter is not None:
         base = Path(jupyter.config["cache_dir"])
-        jupyter.config["cache_dir"] = str(base / buildinfo.snippets_digest(_root))
+        settings = hashlib.sha256(json.dumps([_KERNEL_ENV, _NBCONVERT_CONFIG]).encode())
+        version = f"{buildinfo.snippets_digest(_root)}-{settings.hexdigest()[:8]}"
+        jupyter.config["cache_dir"] = str(base / version)
+        _quiet_notebook_kernel(_root / ".cache" / "jupyter")
     return config
+
+
+# What the lab's kernel would otherwise write into its page and the build log: torch's profiler
+# (the CPU peak meter) prints "USDT: ... profiler_start" at every start and stop, below any log
+# level but one above all of kineto's (USDT, its highest, is 5); ipykernel warns that a kernel
+# reached over TCP is unencrypted, which a kernel on a local socket (IPC) is not exposed to.
+_KERNEL_ENV = {"KINETO_LOG_LEVEL": "6"}
+_NBCONVERT_CONFIG = {"KernelManager": {"transport": "ipc"}}
+
+
+def _quiet_notebook_kernel(config_dir: Path) -> None:
+    """Set up the notebook kernel that mkdocs-jupyter starts (a child of this process) so that
+    it logs nothing: the environment it inherits, and an nbconvert configuration file, the only
+    setting mkdocs-jupyter reads (from ``JUPYTER_CONFIG_PATH``). A reader's own settings win."""
+    for name, value in _KERNEL_ENV.items():
+        os.environ.setdefault(name, value)
+    config_dir.mkdir(parents=True, exist_ok=True)
+    config_file = config_dir / "jupyter_nbconvert_config.json"
+    text = json.dumps(_NBCONVERT_CONFIG)
+    if not config_file.exists() or config_file.read_text(encoding="utf-8") != text:
+        config_file.write_text(text, encoding="utf-8")
+    paths = os.environ.get("JUPYTER_CONFIG_PATH", "").split(os.pathsep)
+    if str(config_dir) not in paths:
+        os.environ["JUPYTER_CONFIG_PATH"] = os.pathsep.join([*filter(None, paths), str(config_dir)])
 
 
 def on_files(files: Files, *, config: MkDocsConfig) -> Files:

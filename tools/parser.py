@@ -334,17 +334,31 @@ def _card(src: _Source, line0: int, raw: str, column: int) -> Card | None:
 
 
 def _stray_separators(src: _Source, tokens: list[Token]) -> None:
-    """Report ``:::`` lines nested in lists or quotes, where they would silently not be cards."""
+    """Report ``:::`` lines nested in lists or quotes, where they would silently not be cards.
+
+    One error per top-level list or quote, at its first card line: a card in a list makes every
+    line after it, up to a blank line, part of the same item, so one mistake holds many lines.
+    """
     quiz_depth = 0
+    found: dict[int, tuple[str, list[int]]] = {}  # top-level block's first line -> kind, lines
+    block = (0, "list")
     for token in tokens:
+        if token.level == 0 and token.nesting == 1 and token.map:
+            block = (token.map[0], "quote" if token.type == "blockquote_open" else "list")
         if token.type.startswith("container_quiz_"):
             quiz_depth += 1 if token.nesting == 1 else -1
         elif token.type == "inline" and token.level > 1 and token.map and not quiz_depth:
-            for offset in sorted(_separators_by_line(token)):
-                src.error(
-                    token.map[0] + offset,
-                    "flashcards must be top-level paragraphs, not inside lists or quotes",
-                )
+            lines = [token.map[0] + offset for offset in sorted(_separators_by_line(token))]
+            if lines:
+                found.setdefault(block[0], (block[1], []))[1].extend(lines)
+    for kind, lines in found.values():
+        message = "flashcards must be top-level paragraphs, not inside lists or quotes"
+        if len(lines) > 1:
+            message += (
+                f" (this {kind} holds {len(lines)} card lines, {lines[0] + 1} to {lines[-1] + 1}:"
+                " take them out of it, after a blank line)"
+            )
+        src.error(lines[0], message)
 
 
 def _html_block(src: _Source, token: Token) -> None:

@@ -466,3 +466,31 @@ def test_a_unicode_line_separator_does_not_shift_blocks(tmp_path):
     assert not errors
     out = fill_all(*site.render_page(page, text, root=tmp_path, strict_results=False))
     assert "See\u2028this." in out and 'class="flashcard"' in out
+
+
+def test_next_buttons_follow_the_home_pages_learning_path(built_site):
+    """The footer's Next link of each page of the home page's learning path (its table under
+    "Learning path") leads to the page after it there, so the two orders cannot disagree."""
+    from urllib.parse import urljoin
+
+    from selectolax.lexbor import LexborHTMLParser
+
+    def page(path: str) -> LexborHTMLParser:
+        return LexborHTMLParser((built_site / path).read_text("utf-8"))
+
+    home = page("index.html")
+    heading = home.css_first("h2#learning-path")
+    assert heading is not None, "the home page has a learning path"
+    table = heading.next
+    while table is not None and table.tag != "table":
+        table = table.next
+    assert table is not None
+    # Each step's pages in the order the row names them (a quiz and its Urdu version).
+    path = [link.attributes["href"] for link in table.css("tbody td a")]
+    assert len(path) >= 4
+    followed = [path[0]]
+    while len(followed) < len(path):
+        link = page(followed[-1]).css_first("a.md-footer__link--next")
+        assert link is not None, f"{followed[-1]} has no Next button"
+        followed.append(urljoin(followed[-1], link.attributes["href"]))
+    assert followed == path

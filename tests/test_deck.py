@@ -29,7 +29,7 @@ from conftest import with_course_settings  # noqa: E402
 
 from tools import course_config, deck, note_dates  # noqa: E402
 from tools.buildinfo import ROOT  # noqa: E402
-from tools.parser import parse_course  # noqa: E402
+from tools.parser import parse_course, parse_page  # noqa: E402
 
 CONFIG = course_config.load(ROOT)
 DECK_NAME = CONFIG.deck_name
@@ -188,7 +188,7 @@ def test_decks_tags_and_note_types(imported):
         DECK_NAME,
         f"{DECK_NAME}::01 Finding work",
         f"{DECK_NAME}::Quiz: Checkpointing",
-        f"{DECK_NAME}::Quiz: چیک پوائنٹنگ کوئز",
+        f"{DECK_NAME}::چیک پوائنٹنگ کوئز",  # the title says "quiz": no "Quiz: " before it
     } <= names
     assert len(col.find_notes("tag:kind::flashcard")) == 4
     assert len(col.find_notes("tag:kind::quiz")) == 4
@@ -540,3 +540,23 @@ def test_lesson_deck_names(title, expected):
 
     page = Page(path="docs/lessons/01-x.md", docs_path="lessons/01-x.md", title=title)
     assert deck.lesson_deck_name(page, DECK_NAME) == f"{DECK_NAME}::{expected}"
+
+
+@pytest.mark.parametrize(
+    "title, subdeck",
+    [
+        ("Lesson 1 quiz: finding and claiming work", "Lesson 1 quiz: finding and claiming work"),
+        ("Gradient checkpointing quiz", "Gradient checkpointing quiz"),
+        ("گریڈینٹ چیک پوائنٹنگ کوئز", "گریڈینٹ چیک پوائنٹنگ کوئز"),
+        ("Checkpointing", "Quiz: Checkpointing"),
+        ("Quizzical shapes", "Quiz: Quizzical shapes"),
+    ],
+)
+def test_a_quiz_subdeck_says_quiz_once(title, subdeck):
+    page, errors = parse_page(
+        "docs/q.md",
+        "q.md",
+        f'::: quiz id=q title="{title}"\n1. Q?\n   - [x] a\n   - [ ] b\n\n   E.\n:::\n',
+    )
+    assert errors == []
+    assert deck.quiz_deck_name(page.quizzes[0], "Top") == f"Top::{subdeck}"

@@ -146,3 +146,27 @@ def test_results_table_cells_hold_at_most_two_lines(open_site):
     )
     assert lines, "the lesson shows the results table"
     assert [(text, n) for text, n in lines if n > 2] == []
+
+
+def test_a_figure_holding_a_list_reads_as_text_not_centred(open_site):
+    """Lesson 1's lifecycle is a numbered list in a <figure>: on a phone its wrapped lines must
+    start at the text's edge, as a list's do, not be centred as an image's caption is."""
+    watched = open_site()
+    watched.page.set_viewport_size(PHONE)
+    page = watched.goto("lessons/01-finding-and-claiming-work.html")
+    figures = page.locator(".md-content figure:has(> ol, > ul)")
+    assert figures.count() >= 1
+    for index in range(figures.count()):
+        layout = figures.nth(index).evaluate(
+            """f => {
+              const column = document.querySelector('.md-content__inner').getBoundingClientRect();
+              const list = f.querySelector(':scope > ol, :scope > ul').getBoundingClientRect();
+              return {
+                aligns: [...f.querySelectorAll('li, figcaption')].map(
+                  e => getComputedStyle(e).textAlign),
+                gap: Math.round(list.left - column.left),
+              };
+            }"""
+        )
+        assert set(layout["aligns"]) <= {"start", "left"}, layout
+        assert layout["gap"] <= 30, layout  # the list's own indent, not a centred block's margin

@@ -37,3 +37,16 @@ def test_check_reports_counts_and_writes_nothing():
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith("ok: ") and "flashcards" in result.stdout
     assert outputs() == before
+
+
+def test_the_readme_gives_the_address_serve_serves_at():
+    """``mkdocs serve`` serves under the path of ``site_url``: the README must say where."""
+    from urllib.parse import urlsplit
+
+    import yaml
+
+    site_url = yaml.safe_load((ROOT / "mkdocs.yml").read_text("utf-8"))["site_url"]
+    address = f"http://127.0.0.1:8000{urlsplit(site_url).path or '/'}"
+    readme = " ".join((ROOT / "README.md").read_text("utf-8").split())
+    assert f"`python3 -m tools serve` and open <{address}>" in readme
+    assert f"live preview at <{address}>" in readme

@@ -87,7 +87,8 @@ def find_uv() -> Path | None:
         if candidate and _uv_version(Path(candidate)) == version:
             return Path(candidate)
     shutil.rmtree(UV_DIR, ignore_errors=True)
-    pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "install", "-q"]
+    pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "install", "-qq"]
+    pip += ["--root-user-action=ignore"]
     if subprocess.run([*pip, "--target", str(UV_DIR), f"uv=={version}"]).returncode != 0:
         return None
     return local if _uv_version(local) == version else None

@@ -47,18 +47,20 @@ def fresh_env(tmp_path, monkeypatch):
     """An empty checkout for the bootstrap: its own .venv, stamp, uv folder and a fake uv."""
     (tmp_path / "pyproject.toml").write_text(
         '[project]\nname = "x"\ndependencies = ["genanki>=0.13"]\n'
+        '[project.optional-dependencies]\ntest = ["pytest>=8"]\n'
     )
-    (tmp_path / "constraints.txt").write_text("genanki==0.13.1\nuv==0.13.9\n")
+    (tmp_path / "constraints.txt").write_text("genanki==0.13.1\npytest==9.2.0\nuv==0.13.9\n")
     monkeypatch.setattr(
         bootstrap, "INPUTS", (tmp_path / "pyproject.toml", tmp_path / "constraints.txt")
     )
     monkeypatch.setattr(bootstrap, "VENV", tmp_path / ".venv")
     monkeypatch.setattr(bootstrap, "STAMP", tmp_path / ".venv" / ".installed")
+    monkeypatch.setattr(bootstrap, "EXTRAS_STAMP", tmp_path / ".venv" / ".installed-extras")
     monkeypatch.setattr(bootstrap, "UV_DIR", tmp_path / ".cache" / "uv")
     monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}{os.pathsep}{os.environ['PATH']}")
     monkeypatch.setenv("PIP_FIND_LINKS", "/somewhere/wheels")
     pip_runs: list[bool] = []
-    monkeypatch.setattr(bootstrap, "_install_with_pip", lambda: pip_runs.append(True))
+    monkeypatch.setattr(bootstrap, "_install_with_pip", lambda reqs: pip_runs.append(reqs))
 
     def fake_uv(status: int) -> Path:
         (tmp_path / "bin").mkdir(exist_ok=True)
@@ -90,9 +92,24 @@ def test_pip_installs_when_uv_fails(fresh_env):
     _, fake_uv, pip_runs = fresh_env
     fake_uv(1)
     bootstrap.ensure_venv()
-    assert pip_runs == [True]
+    assert pip_runs == [["genanki>=0.13"]]
     assert bootstrap.STAMP.read_text() == bootstrap.wanted_stamp()
 
 
 def test_the_installer_is_pinned():
     assert bootstrap.pinned("uv"), "constraints.txt pins the uv that installs the environment"
+
+
+def test_a_build_installs_no_test_tools_and_the_test_command_adds_them(fresh_env):
+    _, fake_uv, _ = fresh_env
+    log = fake_uv(0)
+    bootstrap.ensure_venv(bootstrap.extras_for(["build"]))
+    assert "pytest>=8" not in log.read_text().split()
+    log.unlink()
+    bootstrap.ensure_venv(bootstrap.extras_for(["build"]))
+    assert not log.exists(), "nothing changed: nothing is installed"
+    bootstrap.ensure_venv(bootstrap.extras_for(["test", "-q"]))
+    assert "pytest>=8" in log.read_text().split()
+    log.unlink()
+    bootstrap.ensure_venv(bootstrap.extras_for(["build"]))
+    assert not log.exists(), "the test tools stay installed for the next test run"

@@ -20,12 +20,14 @@ import subprocess
 import sys
 import tomllib
 import venv
+from collections.abc import Iterable
 from pathlib import Path
 
 from tools.buildinfo import ROOT  # standard library only, like this module
 
 VENV = ROOT / ".venv"
 STAMP = VENV / ".installed"
+EXTRAS_STAMP = VENV / ".installed-extras"
 UV_DIR = ROOT / ".cache" / "uv"
 INPUTS = (ROOT / "pyproject.toml", ROOT / "constraints.txt")
 
@@ -38,11 +40,13 @@ def inside_venv() -> bool:
     return Path(sys.prefix).resolve() == VENV.resolve()
 
 
-def requirements() -> list[str]:
-    """Every runtime and test dependency, read from pyproject.toml (the one place they live)."""
+def requirements(extras: Iterable[str] | None = None) -> list[str]:
+    """The runtime dependencies and those of the optional groups ``extras`` (None: all of them),
+    read from pyproject.toml (the one place they live)."""
     project = tomllib.loads(INPUTS[0].read_text(encoding="utf-8"))["project"]
-    extras = project.get("optional-dependencies", {})
-    return [*project["dependencies"], *(req for group in extras.values() for req in group)]
+    groups = project.get("optional-dependencies", {})
+    chosen = groups if extras is None else {name: groups[name] for name in extras}
+    return [*project["dependencies"], *(req for group in chosen.values() for req in group)]
 
 
 def wanted_stamp() -> str:
@@ -52,19 +56,43 @@ def wanted_stamp() -> str:
     return digest.hexdigest()
 
 
-def ensure_venv() -> None:
-    """Create .venv and install into it unless the stamp says it is already current."""
+def extras_for(argv: list[str]) -> tuple[str, ...]:
+    """The optional groups a command needs: the test suite needs them all (pytest, Anki,
+    Playwright, the validator); building, checking and serving need none, so a first build
+    installs less and sooner."""
+    if argv[:1] != ["test"]:
+        return ()
+    project = tomllib.loads(INPUTS[0].read_text(encoding="utf-8"))["project"]
+    return tuple(project.get("optional-dependencies", {}))
+
+
+def ensure_venv(extras: Iterable[str] = ()) -> None:
+    """Create .venv and install into it unless the stamps say it already holds what is asked.
+
+    ``.installed`` is the hash of the inputs; ``.installed-extras`` names the optional groups
+    installed with them (an environment without it was given every group).
+    """
     stamp = wanted_stamp()
-    if STAMP.exists() and STAMP.read_text() == stamp and venv_python().exists():
+    current = STAMP.exists() and STAMP.read_text() == stamp and venv_python().exists()
+    have = _installed_extras() if current else set()
+    if current and (have is None or set(extras) <= have):
         return
+    groups = sorted(set(extras) | (have or set()))
     if not venv_python().exists():
         print(f"creating {VENV.name} ...", flush=True)
         venv.EnvBuilder(with_pip=False).create(VENV)
     print("installing dependencies (first run only) ...", flush=True)
     uv = find_uv()
-    if uv is None or not _install_with_uv(uv):
-        _install_with_pip()
+    if uv is None or not _install_with_uv(uv, requirements(groups)):
+        _install_with_pip(requirements(groups))
     STAMP.write_text(stamp)
+    EXTRAS_STAMP.write_text(" ".join(groups))
+
+
+def _installed_extras() -> set[str] | None:
+    if not EXTRAS_STAMP.exists():
+        return None
+    return set(EXTRAS_STAMP.read_text().split())
 
 
 def pinned(name: str) -> str | None:
@@ -111,7 +139,7 @@ _PIP_SOURCES = {
 }
 
 
-def _install_with_uv(uv: Path) -> bool:
+def _install_with_uv(uv: Path, requirements: list[str]) -> bool:
     sources = [
         arg
         for variable, option in _PIP_SOURCES.items()
@@ -119,21 +147,21 @@ def _install_with_uv(uv: Path) -> bool:
         for arg in (option, value)
     ]
     command = [str(uv), "pip", "install", "--quiet", "--python", str(venv_python()), *sources]
-    command += ["-c", str(INPUTS[1]), *requirements()]
+    command += ["-c", str(INPUTS[1]), *requirements]
     if subprocess.run(command).returncode == 0:
         return True
     print("uv could not install the dependencies; trying pip ...", flush=True)
     return False
 
 
-def _install_with_pip() -> None:
+def _install_with_pip(requirements: list[str]) -> None:
     subprocess.run([str(venv_python()), "-m", "ensurepip", "--upgrade", "-q"], check=True)
     pip = [str(venv_python()), "-m", "pip", "--disable-pip-version-check"]
-    subprocess.run([*pip, "install", "-q", "-c", str(INPUTS[1]), *requirements()], check=True)
+    subprocess.run([*pip, "install", "-q", "-c", str(INPUTS[1]), *requirements], check=True)
 
 
 def reexec_in_venv(argv: list[str]) -> None:
     """Replace this process by the same ``-m tools`` command run by the venv's Python."""
-    ensure_venv()
+    ensure_venv(extras_for(argv))
     python = str(venv_python())
     os.execv(python, [python, "-m", "tools", *argv])

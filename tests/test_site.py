@@ -499,3 +499,12 @@ def test_next_buttons_follow_the_home_pages_learning_path(built_site):
         assert link is not None, f"{followed[-1]} has no Next button"
         followed.append(urljoin(followed[-1], link.attributes["href"]))
     assert followed == path
+
+
+def test_the_lab_page_shows_no_profiler_or_kernel_log_lines(built_site):
+    """The lab's outputs are what its cells print, not torch's profiler_start/stop lines."""
+    from test_build import KERNEL_NOISE
+
+    page = (built_site / "lab" / "checkpointing-lab.html").read_text("utf-8")
+    assert "Measure every strategy" in page
+    assert [noise for noise in KERNEL_NOISE if noise in page] == []

@@ -73,13 +73,19 @@ def test_bad_flashcard_is_reported_with_file_and_line_and_nothing_is_written(cou
     assert_site_kept(course_copy)
 
 
-def test_broken_link_fails_the_build_naming_the_page(course_copy):
+def test_broken_prose_links_fail_check_and_build_with_file_and_line(course_copy):
+    """``check`` (the gate before a pull request) finds them all, each with its line, and the
+    build stops there, before MkDocs' own link warnings (which name no line) could."""
     page = lesson(course_copy)
-    append(page, "See [the missing page](no-such-page.md).")
-    result = run_cli(course_copy, "build")
-    assert result.returncode != 0
-    assert page.name in result.stdout + result.stderr
-    assert "no-such-page.md" in result.stdout + result.stderr
+    line = append(page, "See [the missing page](no-such-page.md).\n\nAnd [this](#no-such-anchor).")
+    where = f"docs/lessons/{page.name}"
+    for command in ("check", "build"):
+        result = run_cli(course_copy, command)
+        assert result.returncode != 0
+        output = result.stdout + result.stderr
+        assert f"{where}:{line}: link 'no-such-page.md'" in output, output[-2000:]
+        assert f"{where}:{line + 2}: link '#no-such-anchor'" in output
+        assert "2 problem(s)" in output and "WARNING" not in output
     assert_site_kept(course_copy)
 
 

@@ -45,6 +45,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        "seeds: compares the course with its seed documents (../shared/seeds or seeds/); "
+        "skipped without them, except under CI=true",
+    )
+
+
 def _in_ci() -> bool:
     return os.environ.get("CI", "").lower() == "true"
 

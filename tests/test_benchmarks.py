@@ -560,12 +560,11 @@ def test_table_from_the_committed_cpu_results(cpu_results: dict[str, Any]) -> No
     for column in (
         "Strategy",
         "Predicted peak",
-        "Measured peak",
-        "Measured / predicted",
+        "Measured peak (× predicted)",
         "Saved for backward",
         "Step time",
         "Overhead / one-forward estimate",
-        "Gradients equal",
+        "Gradients equal (largest relative difference)",
     ):
         assert f">{column}</th>" in out
     assert "torch.profiler" in out  # says how a CPU peak was measured
@@ -638,7 +637,7 @@ def test_synthetic_h200_results_render(tmp_path: Path, sample: dict[str, Any]) -
         "Predicted peak",
         "Measured peak",
         "Saved for backward",
-        "(host)",
+        "on the host",
         "CUDA 12.8",
         "OOM",
         "2 layers per group",

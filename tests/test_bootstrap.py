@@ -1,6 +1,10 @@
 """The Quick start's bootstrap: dependencies come from pyproject.toml, versions from constraints."""
 
+import os
 import re
+from pathlib import Path
+
+import pytest
 
 from tools import bootstrap
 
@@ -29,3 +33,83 @@ def test_stamp_changes_when_an_input_changes(tmp_path, monkeypatch):
     before = bootstrap.wanted_stamp()
     files[1].write_text("b")
     assert bootstrap.wanted_stamp() != before
+
+
+FAKE_UV = """#!/bin/sh
+if [ "$1" = "--version" ]; then echo "uv {version}"; exit 0; fi
+echo "$@" > "{log}"
+exit {status}
+"""
+
+
+@pytest.fixture
+def fresh_env(tmp_path, monkeypatch):
+    """An empty checkout for the bootstrap: its own .venv, stamp, uv folder and a fake uv."""
+    (tmp_path / "pyproject.toml").write_text(
+        '[project]\nname = "x"\ndependencies = ["genanki>=0.13"]\n'
+        '[project.optional-dependencies]\ntest = ["pytest>=8"]\n'
+    )
+    (tmp_path / "constraints.txt").write_text("genanki==0.13.1\npytest==9.2.0\nuv==0.13.9\n")
+    monkeypatch.setattr(
+        bootstrap, "INPUTS", (tmp_path / "pyproject.toml", tmp_path / "constraints.txt")
+    )
+    monkeypatch.setattr(bootstrap, "VENV", tmp_path / ".venv")
+    monkeypatch.setattr(bootstrap, "STAMP", tmp_path / ".venv" / ".installed")
+    monkeypatch.setattr(bootstrap, "EXTRAS_STAMP", tmp_path / ".venv" / ".installed-extras")
+    monkeypatch.setattr(bootstrap, "UV_DIR", tmp_path / ".cache" / "uv")
+    monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setenv("PIP_FIND_LINKS", "/somewhere/wheels")
+    pip_runs: list[bool] = []
+    monkeypatch.setattr(bootstrap, "_install_with_pip", lambda reqs: pip_runs.append(reqs))
+
+    def fake_uv(status: int) -> Path:
+        (tmp_path / "bin").mkdir(exist_ok=True)
+        uv = tmp_path / "bin" / "uv"
+        log = tmp_path / "uv-args.txt"
+        uv.write_text(FAKE_UV.format(version="0.13.9", log=log, status=status))
+        uv.chmod(0o755)
+        return log
+
+    return tmp_path, fake_uv, pip_runs
+
+
+def test_uv_installs_with_pips_sources_into_a_venv_without_pip(fresh_env):
+    root, fake_uv, pip_runs = fresh_env
+    log = fake_uv(0)
+    bootstrap.ensure_venv()
+    args = log.read_text().split()
+    assert args[:2] == ["pip", "install"]
+    assert args[args.index("--python") + 1] == str(bootstrap.venv_python())
+    assert args[args.index("--find-links") + 1] == "/somewhere/wheels"  # pip's wheels on disk
+    assert args[args.index("-c") + 1] == str(root / "constraints.txt")
+    assert "genanki>=0.13" in args
+    assert pip_runs == []
+    assert not list((root / ".venv").rglob("pip")), "the environment holds no installer"
+    assert (root / ".venv" / ".installed").read_text() == bootstrap.wanted_stamp()
+
+
+def test_pip_installs_when_uv_fails(fresh_env):
+    _, fake_uv, pip_runs = fresh_env
+    fake_uv(1)
+    bootstrap.ensure_venv()
+    assert pip_runs == [["genanki>=0.13"]]
+    assert bootstrap.STAMP.read_text() == bootstrap.wanted_stamp()
+
+
+def test_the_installer_is_pinned():
+    assert bootstrap.pinned("uv"), "constraints.txt pins the uv that installs the environment"
+
+
+def test_a_build_installs_no_test_tools_and_the_test_command_adds_them(fresh_env):
+    _, fake_uv, _ = fresh_env
+    log = fake_uv(0)
+    bootstrap.ensure_venv(bootstrap.extras_for(["build"]))
+    assert "pytest>=8" not in log.read_text().split()
+    log.unlink()
+    bootstrap.ensure_venv(bootstrap.extras_for(["build"]))
+    assert not log.exists(), "nothing changed: nothing is installed"
+    bootstrap.ensure_venv(bootstrap.extras_for(["test", "-q"]))
+    assert "pytest>=8" in log.read_text().split()
+    log.unlink()
+    bootstrap.ensure_venv(bootstrap.extras_for(["build"]))
+    assert not log.exists(), "the test tools stay installed for the next test run"

@@ -104,3 +104,16 @@ def test_check_warns_about_quiz_cues_with_file_and_line_and_still_succeeds(tmp_p
     result = cli("check", "--course", str(course))
     assert result.returncode == 0, result.stderr
     assert "warning" not in result.stderr, result.stderr
+
+
+def test_the_readme_gives_the_address_serve_serves_at():
+    """``mkdocs serve`` serves under the path of ``site_url``: the README must say where."""
+    from urllib.parse import urlsplit
+
+    import yaml
+
+    site_url = yaml.safe_load((ROOT / "mkdocs.yml").read_text("utf-8"))["site_url"]
+    address = f"http://127.0.0.1:8000{urlsplit(site_url).path or '/'}"
+    readme = " ".join((ROOT / "README.md").read_text("utf-8").split())
+    assert f"`python3 -m tools serve` and open <{address}>" in readme
+    assert f"live preview at <{address}>" in readme

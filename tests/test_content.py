@@ -23,6 +23,7 @@ import itertools
 import json
 import math
 import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -115,11 +116,32 @@ MIN_LESSON_QUESTIONS = 5
 ANSWER_KEY = [0, 1, 2, 3, 0, 1, 2, 3]  # index of the correct option of each seed question
 
 
+SEED_DIRS = (ROOT / "seeds", ROOT.parent / "shared" / "seeds")
+
+
 def _seed_dir() -> Path:
-    for candidate in (ROOT / "seeds", ROOT.parent / "shared" / "seeds"):
+    for candidate in SEED_DIRS:
         if candidate.is_dir():
             return candidate
-    skip_or_fail("the seed documents are not in this checkout")
+    skip_or_fail(
+        "needs the course's seed documents (the source texts its exercises, cards and Urdu quiz "
+        f"must match), looked for in {' and '.join(str(d) for d in SEED_DIRS)}: put them in "
+        "one of these folders to run it; the rest of the suite runs without them "
+        '(python3 -m tools test -m "not seeds")'
+    )
+
+
+def test_without_seeds_the_skip_says_where_they_are_looked_for_and_what_runs(monkeypatch, tmp_path):
+    missing = (tmp_path / "seeds", tmp_path / "shared" / "seeds")
+    monkeypatch.setattr(sys.modules[__name__], "SEED_DIRS", missing)
+    monkeypatch.delenv("CI", raising=False)
+    with pytest.raises(pytest.skip.Exception) as skipped:
+        _seed_dir()
+    assert all(str(folder) in str(skipped.value) for folder in missing)
+    assert 'python3 -m tools test -m "not seeds"' in str(skipped.value)
+    monkeypatch.setenv("CI", "true")
+    with pytest.raises(pytest.fail.Exception):  # under CI a missing seed is a failure
+        _seed_dir()
 
 
 def _seed(prefix: str) -> str:
@@ -162,6 +184,7 @@ def _seed_quiz() -> tuple[str, str, list[tuple[str, list[str]]]]:
 # --- the seed quiz ----------------------------------------------------------------------------
 
 
+@pytest.mark.seeds
 def test_seed_quiz_is_verbatim_with_answers_and_explanations(course):
     title, intro, seed_questions = _seed_quiz()
     assert len(seed_questions) == len(ANSWER_KEY)
@@ -182,6 +205,7 @@ def test_seed_quiz_is_verbatim_with_answers_and_explanations(course):
         assert script_lang(question.explanation) == script_lang(prompt), prompt
 
 
+@pytest.mark.seeds
 def test_seed_quiz_lines_appear_verbatim_in_the_source():
     """Belt and braces: every seed line is a line of the page, whatever the parser does."""
     title, intro, seed_questions = _seed_quiz()
@@ -194,6 +218,7 @@ def test_seed_quiz_lines_appear_verbatim_in_the_source():
             assert f"- [ ] {option}" in lines or f"- [x] {option}" in lines, option
 
 
+@pytest.mark.seeds
 def test_english_quiz_matches_the_seed_quiz(course):
     _, _, seed_questions = _seed_quiz()
     (quiz,) = _page(course, QUIZ_EN).quizzes
@@ -215,6 +240,7 @@ def test_the_two_quiz_versions_link_to_each_other():
 # --- the seed flashcards ----------------------------------------------------------------------
 
 
+@pytest.mark.seeds
 def test_seed_cards_are_the_seed_text():
     last_paragraph = _seed("000").strip().split("\n\n")[-1].strip()
     assert " ".join(f"{front} ::: {back}" for front, back, _ in SEED_CARDS) == last_paragraph
@@ -278,6 +304,7 @@ def test_each_exercise_follows_the_section_it_practises(lesson):
     assert len(seen) == EXERCISES[lesson]
 
 
+@pytest.mark.seeds
 def test_the_seed_has_exactly_these_fifteen_solutions():
     paragraphs = [p.strip() for p in _seed("000").strip().split("\n\n")[1:-1]]  # no title, cards
     openings = [opening for opening, _ in SEED_EXERCISES]
@@ -298,6 +325,7 @@ def test_seed_exercise_solution_is_in_its_lesson(opening, lesson):
     assert _squash(opening) in solutions
 
 
+@pytest.mark.seeds
 @pytest.mark.parametrize(("passage", "lesson"), SEED_SOLUTIONS)
 def test_seed_solution_text_is_in_its_lesson(passage, lesson):
     seed = _squash(_seed("000"))

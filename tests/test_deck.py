@@ -31,7 +31,7 @@ from tools.anki import deck, note_dates  # noqa: E402
 from tools.build.buildinfo import ROOT  # noqa: E402
 from tools.course import config as course_config  # noqa: E402
 from tools.course import notes  # noqa: E402
-from tools.course.parser import parse_course  # noqa: E402
+from tools.course.parser import parse_course, parse_page  # noqa: E402
 from tools.site.syntax import MKDOCS  # noqa: E402
 
 CONFIG = course_config.load(ROOT)
@@ -197,7 +197,7 @@ def test_decks_tags_and_note_types(imported):
         DECK_NAME,
         f"{DECK_NAME}::01 Finding work",
         f"{DECK_NAME}::Quiz: Checkpointing",
-        f"{DECK_NAME}::Quiz: چیک پوائنٹنگ کوئز",
+        f"{DECK_NAME}::چیک پوائنٹنگ کوئز",  # the title says "quiz": no "Quiz: " before it
     } <= names
     assert len(col.find_notes("tag:kind::flashcard")) == 4
     assert len(col.find_notes("tag:kind::quiz")) == 4
@@ -636,3 +636,23 @@ def test_note_guids_are_written_as_genanki_writes_them():
         assert entry.guid == genanki.guid_for(*parts)
     for parts in (["a"], ["ns", "card", "x y"], ["ns", "quiz", "q", "اردو سوال"], ["", ""]):
         assert notes.guid(*parts) == genanki.guid_for(*parts)
+
+
+@pytest.mark.parametrize(
+    "title, subdeck",
+    [
+        ("Lesson 1 quiz: finding and claiming work", "Lesson 1 quiz: finding and claiming work"),
+        ("Gradient checkpointing quiz", "Gradient checkpointing quiz"),
+        ("گریڈینٹ چیک پوائنٹنگ کوئز", "گریڈینٹ چیک پوائنٹنگ کوئز"),
+        ("Checkpointing", "Quiz: Checkpointing"),
+        ("Quizzical shapes", "Quiz: Quizzical shapes"),
+    ],
+)
+def test_a_quiz_subdeck_says_quiz_once(title, subdeck):
+    page, errors = parse_page(
+        "docs/q.md",
+        "q.md",
+        f'::: quiz id=q title="{title}"\n1. Q?\n   - [x] a\n   - [ ] b\n\n   E.\n:::\n',
+    )
+    assert errors == []
+    assert notes.quiz_deck_name(page.quizzes[0], "Top") == f"Top::{subdeck}"

@@ -157,6 +157,18 @@ def test_bad_flashcards(text, expected):
     assert messages(text) == expected
 
 
+def test_cards_in_one_list_or_quote_get_one_error_each_block():
+    """A card in a list pulls the lines after it into the item: one mistake, one error."""
+    text = "1. Q1? ::: A1\nQ2? ::: A2\nnot a card\nQ3 ::: A3\n\n- a ::: b\n- c ::: d\n\n> e ::: f\n"
+    assert messages(text) == [
+        f"{PATH}:1: flashcards must be top-level paragraphs, not inside lists or quotes (this list "
+        "holds 3 card lines, 1 to 4: take them out of it, after a blank line)",
+        f"{PATH}:6: flashcards must be top-level paragraphs, not inside lists or quotes (this list "
+        "holds 2 card lines, 6 to 7: take them out of it, after a blank line)",
+        f"{PATH}:9: flashcards must be top-level paragraphs, not inside lists or quotes",
+    ]
+
+
 def test_all_flashcard_errors_in_one_run_and_good_cards_kept():
     page, errors = parse("A ::: B\n ::: x\nC ::: D ::: E\nF ::: G\n")
     assert [str(e) for e in errors] == [

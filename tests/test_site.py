@@ -376,7 +376,12 @@ def test_formula_only_options_still_have_an_accessible_name(tmp_path):
     )
     quiz = Tree("\n".join(html_blocks(render(tmp_path, text)))).root.find("section", "quiz")
     options = quiz.find_all("fieldset")[1].find_all("button", "quiz-option")
-    labels = [m.attrs.get("aria-label") for o in options[:2] for m in o.find_all("math")]
+    labels = [
+        m.attrs.get("aria-label")
+        for o in options[:2]
+        for m in o.find_all("span")
+        if m.attrs.get("role") == "math"
+    ]
     assert labels == ["√(c · L)", "(L)/(s)"]
 
 
@@ -469,3 +474,40 @@ def test_a_unicode_line_separator_does_not_shift_blocks(tmp_path):
     assert not errors
     out = fill_all(*site.render_page(page, text, root=tmp_path, strict_results=False))
     assert "See\u2028this." in out and 'class="flashcard"' in out
+
+
+def test_next_buttons_follow_the_home_pages_learning_path(built_site):
+    """The footer's Next link of each page of the home page's learning path (its table under
+    "Learning path") leads to the page after it there, so the two orders cannot disagree."""
+    from urllib.parse import urljoin
+
+    from selectolax.lexbor import LexborHTMLParser
+
+    def page(path: str) -> LexborHTMLParser:
+        return LexborHTMLParser((built_site / path).read_text("utf-8"))
+
+    home = page("index.html")
+    heading = home.css_first("h2#learning-path")
+    assert heading is not None, "the home page has a learning path"
+    table = heading.next
+    while table is not None and table.tag != "table":
+        table = table.next
+    assert table is not None
+    # Each step's pages in the order the row names them (a quiz and its Urdu version).
+    path = [link.attributes["href"] for link in table.css("tbody td a")]
+    assert len(path) >= 4
+    followed = [path[0]]
+    while len(followed) < len(path):
+        link = page(followed[-1]).css_first("a.md-footer__link--next")
+        assert link is not None, f"{followed[-1]} has no Next button"
+        followed.append(urljoin(followed[-1], link.attributes["href"]))
+    assert followed == path
+
+
+def test_the_lab_page_shows_no_profiler_or_kernel_log_lines(built_site):
+    """The lab's outputs are what its cells print, not torch's profiler_start/stop lines."""
+    from test_build import KERNEL_NOISE
+
+    page = (built_site / "lab" / "checkpointing-lab.html").read_text("utf-8")
+    assert "Measure every strategy" in page
+    assert [noise for noise in KERNEL_NOISE if noise in page] == []

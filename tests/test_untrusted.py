@@ -250,6 +250,57 @@ def test_links_in_cards_and_quizzes_are_checked(linked, link, problem):
         assert all(problem in e for e in errors), errors
 
 
+def test_links_in_prose_get_the_same_check_with_file_and_line_all_in_one_run(linked):
+    """Prose, a list, a quote and an admonition's body (indented: CommonMark's code, Python-
+    Markdown's text) are checked as cards are, so a broken link is a ``check`` error, never a
+    warning MkDocs gives later without a line."""
+    write(
+        linked,
+        {
+            "docs/lessons/01-a.md": """\
+                # A
+
+                See [ok](02-b.md#l2-4) and [L2.9](02-b.md#l2-9).
+
+                - a list item with [a missing page](03-c.md)
+
+                > a quote with [a missing file](../assets/nope.png)
+
+                ??? success "Solution"
+                    First paragraph, [fine](02-b.md).
+
+                    Second paragraph: [here](#nowhere).
+
+                    !!! note "Nested"
+                        Deeper still: [absolute](/lessons/02-b.md).
+
+                Back in prose: [and here](02-b.md#plain-heading-2).
+
+                ```markdown
+                [in a code block](nowhere.md) is not a link
+                ```
+                """
+        },
+    )
+    errors = course_errors(linked)
+    assert [e.split(": ", 1)[0] for e in errors] == [
+        f"docs/lessons/01-a.md:{line}" for line in (3, 5, 7, 12, 15, 17)
+    ]
+    for error, problem in zip(
+        errors,
+        [
+            "has no heading or item with id 'l2-9'",
+            "there is no page docs/lessons/03-c.md",
+            "there is no file docs/assets/nope.png",
+            "docs/lessons/01-a.md has no heading or item with id 'nowhere'",
+            "is absolute",
+            "has no heading or item with id 'plain-heading-2'",
+        ],
+        strict=True,
+    ):
+        assert problem in error, error
+
+
 def test_anchors_include_cards_and_questions(linked):
     page = parse_course(linked, syntax=MKDOCS).page("lessons/02-b.md")
     assert {"l2-4", "plain-heading", page.cards[0].anchor} <= page.anchors

@@ -3,23 +3,32 @@
 ``python3 -m tools ...`` runs this first, on any Python 3.11+, so that the README's Quick start
 needs nothing but Python: it makes ``.venv``, installs the dependencies declared in
 ``pyproject.toml`` at the exact versions of ``constraints.txt``, and re-runs the command inside
-the environment. A stamp (a hash of both files) makes a no-change run skip pip entirely.
+the environment. A stamp (a hash of both files) makes a no-change run skip installing entirely.
+
+The installer is uv (from PyPI, at the version ``constraints.txt`` pins) when it can be had: it
+resolves and installs the wheels in parallel, several times faster than pip. It is used from
+``PATH`` or installed once into ``.cache/uv/`` (outside ``.venv``, which then holds no installer
+at all). Where uv cannot be had or fails, pip installs instead, as it always could.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import subprocess
 import sys
 import tomllib
 import venv
+from collections.abc import Iterable
 from pathlib import Path
 
 from tools.build.buildinfo import ROOT  # standard library only, like this module
 
 VENV = ROOT / ".venv"
 STAMP = VENV / ".installed"
+EXTRAS_STAMP = VENV / ".installed-extras"
+UV_DIR = ROOT / ".cache" / "uv"
 INPUTS = (ROOT / "pyproject.toml", ROOT / "constraints.txt")
 
 
@@ -31,11 +40,13 @@ def inside_venv() -> bool:
     return Path(sys.prefix).resolve() == VENV.resolve()
 
 
-def requirements() -> list[str]:
-    """Every runtime and test dependency, read from pyproject.toml (the one place they live)."""
+def requirements(extras: Iterable[str] | None = None) -> list[str]:
+    """The runtime dependencies and those of the optional groups ``extras`` (None: all of them),
+    read from pyproject.toml (the one place they live)."""
     project = tomllib.loads(INPUTS[0].read_text(encoding="utf-8"))["project"]
-    extras = project.get("optional-dependencies", {})
-    return [*project["dependencies"], *(req for group in extras.values() for req in group)]
+    groups = project.get("optional-dependencies", {})
+    chosen = groups if extras is None else {name: groups[name] for name in extras}
+    return [*project["dependencies"], *(req for group in chosen.values() for req in group)]
 
 
 def wanted_stamp() -> str:
@@ -45,22 +56,112 @@ def wanted_stamp() -> str:
     return digest.hexdigest()
 
 
-def ensure_venv() -> None:
-    """Create .venv and install into it unless the stamp says it is already current."""
+def extras_for(argv: list[str]) -> tuple[str, ...]:
+    """The optional groups a command needs: the test suite needs them all (pytest, Anki,
+    Playwright, the validator); building, checking and serving need none, so a first build
+    installs less and sooner."""
+    if argv[:1] != ["test"]:
+        return ()
+    project = tomllib.loads(INPUTS[0].read_text(encoding="utf-8"))["project"]
+    return tuple(project.get("optional-dependencies", {}))
+
+
+def ensure_venv(extras: Iterable[str] = ()) -> None:
+    """Create .venv and install into it unless the stamps say it already holds what is asked.
+
+    ``.installed`` is the hash of the inputs; ``.installed-extras`` names the optional groups
+    installed with them (an environment without it was given every group).
+    """
     stamp = wanted_stamp()
-    if STAMP.exists() and STAMP.read_text() == stamp and venv_python().exists():
+    current = STAMP.exists() and STAMP.read_text() == stamp and venv_python().exists()
+    have = _installed_extras() if current else set()
+    if current and (have is None or set(extras) <= have):
         return
+    groups = sorted(set(extras) | (have or set()))
     if not venv_python().exists():
-        print(f"creating {VENV.relative_to(ROOT)} ...", flush=True)
-        venv.EnvBuilder(with_pip=True).create(VENV)
-    pip = [str(venv_python()), "-m", "pip", "--disable-pip-version-check"]
-    print("installing dependencies (first run only; takes a minute) ...", flush=True)
-    subprocess.run([*pip, "install", "-q", "-c", str(INPUTS[1]), *requirements()], check=True)
+        print(f"creating {VENV.name} ...", flush=True)
+        venv.EnvBuilder(with_pip=False).create(VENV)
+    print("installing dependencies (first run only) ...", flush=True)
+    uv = find_uv()
+    if uv is None or not _install_with_uv(uv, requirements(groups)):
+        _install_with_pip(requirements(groups))
     STAMP.write_text(stamp)
+    EXTRAS_STAMP.write_text(" ".join(groups))
+
+
+def _installed_extras() -> set[str] | None:
+    if not EXTRAS_STAMP.exists():
+        return None
+    return set(EXTRAS_STAMP.read_text().split())
+
+
+def pinned(name: str) -> str | None:
+    """The version ``constraints.txt`` pins for ``name``, if it pins one."""
+    for line in INPUTS[1].read_text(encoding="utf-8").splitlines():
+        package, sep, version = line.partition("==")
+        if sep and package.strip().lower() == name:
+            return version.strip()
+    return None
+
+
+def find_uv() -> Path | None:
+    """uv at the pinned version: on ``PATH``, in ``.cache/uv/``, or installed there now from
+    PyPI by this Python's pip. None when none of these works (no pin, no pip, no network)."""
+    version = pinned("uv")
+    if version is None:
+        return None
+    local = UV_DIR / "bin" / ("uv.exe" if os.name == "nt" else "uv")
+    for candidate in (shutil.which("uv"), local):
+        if candidate and _uv_version(Path(candidate)) == version:
+            return Path(candidate)
+    shutil.rmtree(UV_DIR, ignore_errors=True)
+    pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "install", "-qq"]
+    pip += ["--root-user-action=ignore"]
+    if subprocess.run([*pip, "--target", str(UV_DIR), f"uv=={version}"]).returncode != 0:
+        return None
+    return local if _uv_version(local) == version else None
+
+
+def _uv_version(uv: Path) -> str | None:
+    try:
+        out = subprocess.run([str(uv), "--version"], capture_output=True, text=True).stdout
+    except OSError:
+        return None
+    return out.split()[1] if out.startswith("uv ") and len(out.split()) > 1 else None
+
+
+# pip's settings that say where packages come from, as uv's options: uv reads no pip settings,
+# and a machine that keeps wheels on disk (or a mirror) names them in these.
+_PIP_SOURCES = {
+    "PIP_INDEX_URL": "--index-url",
+    "PIP_EXTRA_INDEX_URL": "--extra-index-url",
+    "PIP_FIND_LINKS": "--find-links",
+}
+
+
+def _install_with_uv(uv: Path, requirements: list[str]) -> bool:
+    sources = [
+        arg
+        for variable, option in _PIP_SOURCES.items()
+        for value in os.environ.get(variable, "").split()
+        for arg in (option, value)
+    ]
+    command = [str(uv), "pip", "install", "--quiet", "--python", str(venv_python()), *sources]
+    command += ["-c", str(INPUTS[1]), *requirements]
+    if subprocess.run(command).returncode == 0:
+        return True
+    print("uv could not install the dependencies; trying pip ...", flush=True)
+    return False
+
+
+def _install_with_pip(requirements: list[str]) -> None:
+    subprocess.run([str(venv_python()), "-m", "ensurepip", "--upgrade", "-q"], check=True)
+    pip = [str(venv_python()), "-m", "pip", "--disable-pip-version-check"]
+    subprocess.run([*pip, "install", "-q", "-c", str(INPUTS[1]), *requirements], check=True)
 
 
 def reexec_in_venv(argv: list[str]) -> None:
     """Replace this process by the same ``-m tools`` command run by the venv's Python."""
-    ensure_venv()
+    ensure_venv(extras_for(argv))
     python = str(venv_python())
     os.execv(python, [python, "-m", "tools", *argv])

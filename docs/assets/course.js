@@ -224,15 +224,41 @@
     dialog.setAttribute("aria-label", input.getAttribute("aria-label") || input.placeholder || "Search");
   }
 
-  // A table wider than the page scrolls inside Material's wrapper; keyboard users can scroll it
-  // only if it takes focus, and a focusable region needs a name.
+  // A table wider than the page scrolls inside Material's wrapper. A sighted reader is told so by
+  // the wrapper's data-scrolls (course.css shows a line above the table); keyboard users can
+  // scroll it only if it takes focus, and a focusable region needs a name, which says so too.
+  // Whether it scrolls changes with the width and when a hidden table is shown (the planner's):
+  // each wrapper is measured again whenever it or its table changes size.
+  function markScrollArea(wrap) {
+    var scrolls = wrap.scrollWidth > wrap.clientWidth + 1;
+    if (scrolls === wrap.hasAttribute("data-scrolls")) return;
+    if (!scrolls) {
+      ["data-scrolls", "tabindex", "role", "aria-label"].forEach(function (name) {
+        wrap.removeAttribute(name);
+      });
+      return;
+    }
+    var caption = wrap.querySelector("caption");
+    wrap.setAttribute("data-scrolls", "");
+    wrap.setAttribute("tabindex", "0");
+    wrap.setAttribute("role", "region");
+    wrap.setAttribute(
+      "aria-label",
+      (caption ? caption.textContent.trim() : "Table") + " (scrolls sideways)"
+    );
+  }
+
   function focusableScrollAreas() {
     Array.prototype.forEach.call(document.querySelectorAll(".md-typeset__scrollwrap"), function (wrap) {
-      if (wrap.hasAttribute("tabindex") || wrap.scrollWidth <= wrap.clientWidth + 1) return;
-      var caption = wrap.querySelector("caption");
-      wrap.setAttribute("tabindex", "0");
-      wrap.setAttribute("role", "region");
-      wrap.setAttribute("aria-label", caption ? caption.textContent.trim() : "Table");
+      if (wrap.hasAttribute("data-course-watched")) return;
+      wrap.setAttribute("data-course-watched", "");
+      markScrollArea(wrap);
+      if (typeof ResizeObserver !== "function") return;
+      var observer = new ResizeObserver(function () {
+        markScrollArea(wrap);
+      });
+      observer.observe(wrap);
+      if (wrap.firstElementChild) observer.observe(wrap.firstElementChild);
     });
   }
 

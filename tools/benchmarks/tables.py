@@ -153,12 +153,11 @@ def _table(result: Results) -> str:
     head = [
         "Strategy",
         "Predicted peak",
-        "Measured peak",
-        "Measured / predicted",
+        "Measured peak (× predicted)",
         "Saved for backward",
         "Step time",
         "Overhead / one-forward estimate",
-        "Gradients equal",
+        "Gradients equal (largest relative difference)",
     ]
     note = (
         f"{esc(describe_shape(result))}. Predicted and measured: peak memory above parameters and "
@@ -196,18 +195,22 @@ def _table_row(row: dict[str, Any]) -> str:
     cells = [f'<th scope="row">{strategy}</th>', f'<td class="num">{fmt_bytes(predicted)}</td>']
     if row["status"] == "oom":
         cells.append(
-            '<td class="num benchmark-oom" colspan="6">'
+            '<td class="num benchmark-oom" colspan="5">'
             "<strong>OOM</strong>: ran out of memory (a result, not a crash)</td>"
         )
         return '<tr class="benchmark-oom">' + "".join(cells) + "</tr>"
     ratio = _ratio(row["peak_bytes"], predicted)
-    saved = fmt_bytes(row["saved_bytes"]) + (" (host)" if row["saved_on"] == "host" else "")
+    measured = fmt_bytes(row["peak_bytes"])
+    if ratio is not None:  # under the peak, so the column is as narrow as its figures
+        measured += f"<br><small>{ratio:.2f} ×</small>"
+    saved = fmt_bytes(row["saved_bytes"]) + (
+        "<br><small>on the host</small>" if row["saved_on"] == "host" else ""
+    )
     cells += [
-        f'<td class="num">{fmt_bytes(row["peak_bytes"])}</td>',
-        f'<td class="num">{"—" if ratio is None else f"{ratio:.2f}"}</td>',
+        f'<td class="num">{measured}</td>',
         f'<td class="num">{saved}</td>',
         f'<td class="num">{fmt_time(row["step_time_s"])}</td>',
-        f'<td class="num">{_overhead_text(row)}</td>',
+        f'<td class="num">{_overhead_text(row, in_table=True)}</td>',
         f"<td>{_grads_text(row)}</td>",
     ]
     return "<tr>" + "".join(cells) + "</tr>"
@@ -219,15 +222,19 @@ def _ratio(measured: float | None, predicted: float | None) -> float | None:
     return measured / predicted
 
 
-def _overhead_text(row: dict[str, Any]) -> str:
+def _overhead_text(row: dict[str, Any], *, in_table: bool = False) -> str:
+    """The overhead and its one-forward bound: one line in the summary; in the table the bound
+    goes under the overhead, so that column is as narrow as its figures."""
     if row["strategy"] == "none":
         return "baseline"
     if row.get("overhead") is None:
         return "—"
-    bound = row.get("overhead_bound")
+    overhead, bound = fmt_percent(row["overhead"]), row.get("overhead_bound")
+    if in_table:  # the header names the bound; offload recomputes nothing, so it has none
+        return f"{overhead}<br><small>{'none' if bound is None else fmt_percent(bound)}</small>"
     if bound is None:
-        return f"{fmt_percent(row['overhead'])} / none (no recompute)"
-    return f"{fmt_percent(row['overhead'])} / {fmt_percent(bound)}"
+        return f"{overhead} / none (no recompute)"
+    return f"{overhead} / {fmt_percent(bound)}"
 
 
 def _grads_text(row: dict[str, Any]) -> str:
@@ -236,7 +243,8 @@ def _grads_text(row: dict[str, Any]) -> str:
     if row["grads_equal"] is None:
         return "—"
     verdict = "yes" if row["grads_equal"] else "<strong>NO: a bug</strong>"
-    return f"{verdict}<br><small>largest relative difference {row['grad_max_rel_diff']:.1e}</small>"
+    # The header names the figure: under the verdict, the number alone.
+    return f"{verdict}<br><small>{row['grad_max_rel_diff']:.1e}</small>"
 
 
 def _provenance_line(result: Results) -> str:

@@ -273,7 +273,7 @@ class Page:
     title: str
     blocks: list[tuple[Span, Block]] = field(default_factory=list)
     examples: list[ConsoleExample] = field(default_factory=list)
-    references: list[Reference] = field(default_factory=list)  # links and images in items
+    references: list[Reference] = field(default_factory=list)  # links and images, prose too
     anchors: frozenset[str] = frozenset()  # ids on the built page: headings, cards, questions
     headings: tuple[Heading, ...] = ()
     lines: tuple[str, ...] = ()  # the file's source lines (no byte-order mark), as parsed

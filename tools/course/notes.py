@@ -89,8 +89,15 @@ def lesson_deck_name(page: Page, deck_name: str) -> str:
     return f"{deck_name}::{title}"
 
 
+# "Quiz" in each language a quiz may be written in (tools.course.model.LANGUAGES), as a word.
+_QUIZ_WORD = re.compile(r"(?<!\w)(quiz|کوئز)(?!\w)", re.IGNORECASE)
+
+
 def quiz_deck_name(quiz: Quiz, deck_name: str) -> str:
-    return f"{deck_name}::Quiz: {plain_title(quiz.title)}"
+    """``<top>::<quiz title>``, with ``Quiz: `` in front only of a title that does not say so
+    ("Lesson 1 quiz: ..." is not "Quiz: Lesson 1 quiz: ...")."""
+    title = plain_title(quiz.title)
+    return f"{deck_name}::{title if _QUIZ_WORD.search(title) else 'Quiz: ' + title}"
 
 
 def plain_title(markdown: str) -> str:

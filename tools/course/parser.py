@@ -246,13 +246,12 @@ def parse_page(
     page.lines = tuple(src.lines)
     for index, token in _top_level(tokens):
         if token.type == "paragraph_open":
-            group = _card_group(src, tokens[index + 1], page.references)
+            group = _card_group(src, tokens[index + 1])
             if group:
                 page.blocks.append((Span(*token.map), group))
         elif token.type == "container_quiz_open":
             span = _container_span(src, token)
             quiz = _quiz(src, tokens, index, page.title)
-            page.references.extend(_references(src, (t for _, t in _children(tokens, index))))
             if quiz:
                 page.blocks.append((span, _question_spans(src, quiz, span)))
         elif token.type == "container_benchmark_open":
@@ -263,6 +262,7 @@ def parse_page(
                 page.examples.append(example)
         elif token.type == "html_block":
             _html_block(src, token)
+    page.references = _page_references(src, tokens, src.lines, 0)
     _stray_separators(src, tokens)
     _raw_html(src, tokens)
     _unsafe_math(src, tokens)
@@ -300,7 +300,7 @@ def _title(tokens: list[Token]) -> str | None:
 # --- flashcards -------------------------------------------------------------------------------
 
 
-def _card_group(src: _Source, inline: Token, references: list[Reference]) -> CardGroup | None:
+def _card_group(src: _Source, inline: Token) -> CardGroup | None:
     """A paragraph whose lines are all ``Question ::: Answer`` cards, else None.
 
     A paragraph that mixes card lines with other text is an error: Markdown would join them into
@@ -329,7 +329,6 @@ def _card_group(src: _Source, inline: Token, references: list[Reference]) -> Car
                 cards.append(card)
     if not cards:
         return None
-    references.extend(_references(src, [inline]))
     return CardGroup(tuple(cards), src.at(first))
 
 
@@ -365,10 +364,18 @@ def _card(src: _Source, line0: int, raw: str, column: int) -> Card | None:
 
 def _stray_separators(src: _Source, tokens: list[Token]) -> None:
     """Report ``:::`` lines where they would silently not be course items: nested in lists or
-    quotes, in an admonition's body (indented text is code to CommonMark),
-    or in a nested HTML block; and quiz or benchmark blocks that are not at the top level."""
+    quotes, in an admonition's body (indented text is code to CommonMark), or in a nested HTML
+    block; and quiz or benchmark blocks that are not at the top level.
+
+    One error per top-level list or quote, at its first card line: a card in a list makes every
+    line after it, up to a blank line, part of the same item, so one mistake holds many lines.
+    """
     quiz_depth = 0
+    found: dict[int, tuple[str, list[int]]] = {}  # top-level block's first line -> kind, lines
+    block = (0, "list")
     for token in tokens:
+        if token.level == 0 and token.nesting == 1 and token.map:
+            block = (token.map[0], "quote" if token.type == "blockquote_open" else "list")
         if token.type.startswith("container_quiz_"):
             if token.nesting == 1 and token.level > 0 and not quiz_depth and token.map:
                 src.error(token.map[0], _NESTED_CONTAINER)
@@ -376,11 +383,9 @@ def _stray_separators(src: _Source, tokens: list[Token]) -> None:
         elif token.type == "container_benchmark_open" and token.level > 0 and token.map:
             src.error(token.map[0], _NESTED_CONTAINER)
         elif token.type == "inline" and token.level > 1 and token.map and not quiz_depth:
-            for offset in sorted(_separators_by_line(token)):
-                src.error(
-                    token.map[0] + offset,
-                    "flashcards must be top-level paragraphs, not inside lists or quotes",
-                )
+            lines = [token.map[0] + offset for offset in sorted(_separators_by_line(token))]
+            if lines:
+                found.setdefault(block[0], (block[1], []))[1].extend(lines)
         elif token.type == "code_block" and token.map and _admonition_body(src, token.map[0]):
             for offset, line in enumerate(token.content.split("\n")):
                 if SEPARATOR in line:
@@ -392,6 +397,14 @@ def _stray_separators(src: _Source, tokens: list[Token]) -> None:
                     )
         elif token.type == "html_block" and token.level > 0:
             _html_block(src, token)
+    for kind, lines in found.values():
+        message = "flashcards must be top-level paragraphs, not inside lists or quotes"
+        if len(lines) > 1:
+            message += (
+                f" (this {kind} holds {len(lines)} card lines, {lines[0] + 1} to {lines[-1] + 1}:"
+                " take them out of it, after a blank line)"
+            )
+        src.error(lines[0], message)
 
 
 _ADMONITION = re.compile(r"^\s*(?:!!!|\?\?\?\+?)\s*[A-Za-z]")
@@ -483,8 +496,53 @@ def _inline_children(inline: Token) -> Iterator[tuple[Token, int]]:
             line0 += child.content.count("\n")
 
 
-def _references(src: _Source, tokens: Iterable[Token]) -> list[Reference]:
-    """Every link and image address in the inline tokens of a course item, with its line."""
+def _page_references(
+    src: _Source, tokens: list[Token], lines: list[str], offset: int
+) -> list[Reference]:
+    """Every link and image address on the page, prose and course items alike, with its line.
+
+    ``lines`` are the page's (or an admonition body's) lines, starting at page line ``offset``.
+    An admonition's or collapsible block's body (``!!! note``, ``??? success``, indented four
+    spaces) is an indented code block to CommonMark, but Python-Markdown renders it as Markdown
+    and MkDocs checks its links: each body is parsed again, dedented, for its own links.
+    """
+    bodies = list(_admonition_bodies(lines))
+    out = [
+        ref
+        for ref in _references(src, tokens, offset)
+        if not any(start <= ref.location.line - 1 - offset < end for start, end, _ in bodies)
+    ]
+    for start, end, indent in bodies:
+        body = [line[indent:] for line in lines[start:end]]
+        body_tokens = tokenizer().parse("\n".join(body))
+        out.extend(_page_references(src, body_tokens, body, offset + start))
+    return sorted(out, key=lambda ref: ref.location)
+
+
+_ADMONITION = re.compile(r"^( *)(?:!!!|\?\?\?\+?)[ \t]")
+
+
+def _admonition_bodies(lines: list[str]) -> Iterator[tuple[int, int, int]]:
+    """``(first, end, indent)`` of each admonition body in ``lines`` (0-based, end exclusive)."""
+    index = 0
+    while index < len(lines):
+        opener = _ADMONITION.match(lines[index])
+        index += 1
+        if not opener:
+            continue
+        indent = " " * (len(opener.group(1)) + 4)
+        start = end = index
+        while index < len(lines) and (lines[index].startswith(indent) or not lines[index].strip()):
+            index += 1
+            if lines[index - 1].strip():
+                end = index
+        if end > start:
+            yield start, end, len(indent)
+        index = end
+
+
+def _references(src: _Source, tokens: Iterable[Token], offset: int = 0) -> list[Reference]:
+    """Every link and image address in ``tokens``' inline tokens, with its page line."""
     out = []
     for token in tokens:
         if token.type != "inline" or token.map is None:
@@ -492,7 +550,7 @@ def _references(src: _Source, tokens: Iterable[Token]) -> list[Reference]:
         for child, line0 in _inline_children(token):
             if child.type in ("link_open", "image"):
                 url = str(child.attrGet("href" if child.type == "link_open" else "src") or "")
-                out.append(Reference(url, src.at(line0), image=child.type == "image"))
+                out.append(Reference(url, src.at(offset + line0), image=child.type == "image"))
     return out
 
 

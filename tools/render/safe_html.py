@@ -237,10 +237,12 @@ def tex_to_mathml(tex: str, *, display: bool = False, labelled: bool = False) ->
     TeX that latex2mathml cannot read stays visible as escaped source in a ``<code>``, so a
     build never fails on a formula and the reader still sees what the author wrote.
 
-    ``labelled`` adds an ``aria-label`` read from the TeX (:func:`speakable_tex`), for course
+    ``labelled`` gives the formula a text read from the TeX (:func:`speakable_tex`), for course
     items: an option or a card question may be nothing but a formula, and the accessible name of
     a button or summary ignores MathML (role ``math`` is named by authors only), so without a
-    label the control would have no name at all.
+    label the control would have no name at all. HTML allows no ``aria-label`` on ``<math>``,
+    and browsers do not read MathML's ``alttext`` (which it gets too, for tools that do): the
+    name sits on a wrapper of role ``math``.
     """
     if unsafe_tex(tex):
         return _tex_source(tex)
@@ -248,8 +250,11 @@ def tex_to_mathml(tex: str, *, display: bool = False, labelled: bool = False) ->
         mathml = latex2mathml.converter.convert(tex, display="block" if display else "inline")
     except Exception:  # latex2mathml raises many kinds of errors on malformed TeX
         return _tex_source(tex)
-    label = f' aria-label="{html.escape(speakable_tex(tex))}"' if labelled else ""
-    return safe_mathml(mathml).replace("<math ", f'<math dir="ltr"{label} ', 1)
+    if not labelled:
+        return safe_mathml(mathml).replace("<math ", '<math dir="ltr" ', 1)
+    label = html.escape(speakable_tex(tex))
+    mathml = safe_mathml(mathml).replace("<math ", f'<math dir="ltr" alttext="{label}" ', 1)
+    return f'<span role="math" aria-label="{label}">{mathml}</span>'
 
 
 def _tex_source(tex: str) -> str:

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import sys
 from collections.abc import Callable
 from concurrent.futures import Future
@@ -54,6 +55,7 @@ from mkdocs.utils.templates import TemplateContext
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # MkDocs loads hooks by path
 
 from tools.build import buildinfo, workers
+from tools.build.digest import Digest
 from tools.build.memo import MISSING, BuildMemo
 from tools.course import check as course_check
 from tools.course import notes, published, sanitize
@@ -97,11 +99,15 @@ class SiteBuild:
 
     def configure(self, config: MkDocsConfig) -> None:
         # mkdocs-jupyter keys its cache on the notebook file alone; the lab imports the snippets,
-        # so a changed snippet must re-execute it: one cache folder per version of the snippets.
+        # so a changed snippet must re-execute it: one cache folder per version of the snippets
+        # (and of the kernel's settings, which decide what its outputs hold).
         jupyter = config.plugins.get("mkdocs-jupyter")
         if jupyter is not None:
             base = Path(jupyter.config["cache_dir"])
-            jupyter.config["cache_dir"] = str(base / buildinfo.snippets_digest(self.root))
+            settings = Digest(json.dumps([_KERNEL_ENV, _NBCONVERT_CONFIG])).hexdigest(8)
+            version = f"{buildinfo.snippets_digest(self.root)}-{settings}"
+            jupyter.config["cache_dir"] = str(base / version)
+            _quiet_notebook_kernel(self.root / ".cache" / "jupyter")
 
     def add_files(self, files: Files, config: MkDocsConfig) -> Files:
         for ignored in published.ignored(self.root, "docs"):
@@ -271,6 +277,30 @@ class SiteBuild:
 
     def close(self) -> None:
         self._pool.close()
+
+
+# What the lab's kernel would otherwise write into its page and the build log: torch's profiler
+# (the CPU peak meter) prints "USDT: ... profiler_start" at every start and stop, below any log
+# level but one above all of kineto's (USDT, its highest, is 5); ipykernel warns that a kernel
+# reached over TCP is unencrypted, which a kernel on a local socket (IPC) is not exposed to.
+_KERNEL_ENV = {"KINETO_LOG_LEVEL": "6"}
+_NBCONVERT_CONFIG = {"KernelManager": {"transport": "ipc"}}
+
+
+def _quiet_notebook_kernel(config_dir: Path) -> None:
+    """Set up the notebook kernel that mkdocs-jupyter starts (a child of this process) so that
+    it logs nothing: the environment it inherits, and an nbconvert configuration file, the only
+    setting mkdocs-jupyter reads (from ``JUPYTER_CONFIG_PATH``). A reader's own settings win."""
+    for name, value in _KERNEL_ENV.items():
+        os.environ.setdefault(name, value)
+    config_dir.mkdir(parents=True, exist_ok=True)
+    config_file = config_dir / "jupyter_nbconvert_config.json"
+    text = json.dumps(_NBCONVERT_CONFIG)
+    if not config_file.exists() or config_file.read_text(encoding="utf-8") != text:
+        config_file.write_text(text, encoding="utf-8")
+    paths = os.environ.get("JUPYTER_CONFIG_PATH", "").split(os.pathsep)
+    if str(config_dir) not in paths:
+        os.environ["JUPYTER_CONFIG_PATH"] = os.pathsep.join([*filter(None, paths), str(config_dir)])
 
 
 _build: SiteBuild | None = None  # the build under way: made by on_config, dropped at its end

@@ -199,7 +199,7 @@ def search_entries(blocks: list[PageBlock]) -> list[dict[str, str]]:
     """
     tree = LexborHTMLParser("\n".join(block.html for block in blocks if block.item))
     for math in tree.css("math"):
-        math.replace_with(math.attributes.get("aria-label") or "")
+        math.replace_with(math.attributes.get("alttext") or "")
     entries = []
     for card in tree.css("details.flashcard"):
         answer = _text(card.css_first(".flashcard-answer"))

@@ -1,0 +1,172 @@
+"""Tables in the built pages, measured in a real browser at a desktop and a phone width.
+
+At 1280 px no table may be wider than the text column: a column that is cut off with no hint is
+a column a reader never sees. At 390 px a table either fits or scrolls inside a wrapper that says
+so (a visible line and the region's name), and the planner's answer column stays in sight.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+DESKTOP = {"width": 1280, "height": 900}
+PHONE = {"width": 390, "height": 844}
+PLANNER_PAGE = "lessons/02-gradient-checkpointing.html"
+
+# Every shown table in the text column: how wide it is against the column, and the wrapper it
+# scrolls in when it does (what that wrapper tells a sighted and a screen-reader user).
+TABLES_JS = """() => {
+  const column = document.querySelector('.md-content__inner');
+  const edge = column.getBoundingClientRect();
+  return [...column.querySelectorAll('table')].filter(t => t.offsetParent !== null).map(t => {
+    const wrap = t.closest('.md-typeset__scrollwrap');
+    const scrolls = !!wrap && wrap.scrollWidth > wrap.clientWidth + 1;
+    const rect = t.getBoundingClientRect();
+    return {
+      name: (t.caption ? t.caption.textContent : t.rows[0].textContent).trim().slice(0, 60),
+      overflow: Math.round(Math.max(rect.right - edge.right, t.scrollWidth - t.clientWidth)),
+      scrolls,
+      hint: wrap ? getComputedStyle(wrap, '::before').content : '',
+      label: wrap ? wrap.getAttribute('aria-label') || '' : '',
+      role: wrap ? wrap.getAttribute('role') || '' : '',
+      focusable: wrap ? wrap.tabIndex === 0 : false,
+    };
+  });
+}"""
+
+
+def site_pages(built_site: Path) -> list[str]:
+    return sorted(
+        path.relative_to(built_site).as_posix()
+        for path in built_site.rglob("*.html")
+        if path.name != "404.html"
+    )
+
+
+def tables_at(open_site, built_site: Path, viewport: dict[str, int]) -> dict[str, list[dict]]:
+    watched = open_site()
+    watched.page.set_viewport_size(viewport)
+    found = {}
+    for path in site_pages(built_site):
+        page = watched.goto(path)
+        page.wait_for_timeout(100)  # course.js measures the wrappers once they are laid out
+        found[path] = page.evaluate(TABLES_JS)
+    return found
+
+
+def test_no_table_is_wider_than_its_column_at_desktop_width(open_site, built_site):
+    found = tables_at(open_site, built_site, DESKTOP)
+    assert sum(len(tables) for tables in found.values()) >= 5  # the measured pages have tables
+    too_wide = [
+        f"{path}: {table['name']!r} is {table['overflow']} px wider than the column"
+        for path, tables in found.items()
+        for table in tables
+        if table["overflow"] > 1 or table["scrolls"]
+    ]
+    assert too_wide == []
+
+
+def test_on_a_phone_each_table_fits_or_scrolls_in_a_wrapper_that_says_so(open_site, built_site):
+    found = tables_at(open_site, built_site, PHONE)
+    problems = []
+    scrolling = 0
+    for path, tables in found.items():
+        for table in tables:
+            if not table["scrolls"]:
+                if table["overflow"] > 1:
+                    problems.append(f"{path}: {table['name']!r} is cut off, with no scroll area")
+                continue
+            scrolling += 1
+            if "Scroll sideways" not in table["hint"]:
+                problems.append(f"{path}: {table['name']!r} scrolls with no visible hint")
+            if not (table["role"] == "region" and "scrolls sideways" in table["label"]):
+                problems.append(f"{path}: {table['name']!r} scrolls in an unnamed region")
+            if not table["focusable"]:
+                problems.append(f"{path}: {table['name']!r} cannot be scrolled by keyboard")
+    assert scrolling > 0  # wide tables exist at this width: the check above was exercised
+    assert problems == []
+
+
+def test_a_table_that_fits_again_loses_its_scroll_hint(open_site):
+    """Turning a phone sideways (or widening a window) re-measures each wrapper."""
+    watched = open_site()
+    watched.page.set_viewport_size(PHONE)
+    page = watched.goto(PLANNER_PAGE)
+    results = page.locator(".benchmark-table .md-typeset__scrollwrap").first
+    page.wait_for_function(
+        "w => w.hasAttribute('data-scrolls')", arg=results.element_handle(), timeout=5000
+    )
+    page.set_viewport_size(DESKTOP)
+    page.wait_for_function(
+        "w => !w.hasAttribute('data-scrolls')", arg=results.element_handle(), timeout=5000
+    )
+    assert results.get_attribute("role") is None and results.get_attribute("tabindex") is None
+
+
+def test_the_planners_answer_stays_in_sight_on_a_phone(open_site):
+    watched = open_site()
+    watched.page.set_viewport_size(PHONE)
+    page = watched.goto(PLANNER_PAGE)
+    table = page.locator("form.planner table")
+    table.wait_for(state="visible")
+    table.scroll_into_view_if_needed()
+    cells = [
+        page.locator("form.planner th", has_text="Fits the budget"),
+        page.locator("form.planner tr.is-recommended > :last-child"),
+    ]
+    for cell in cells:
+        # Fully inside the screen and not covered: the topmost element at its centre is itself.
+        seen = cell.evaluate(
+            """c => {
+              const r = c.getBoundingClientRect();
+              const wrap = c.closest('.md-typeset__scrollwrap').getBoundingClientRect();
+              const top = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+              return r.left >= Math.max(0, wrap.left) - 0.5
+                && r.right <= Math.min(innerWidth, wrap.right) + 0.5
+                && !!top && c.contains(top);
+            }"""
+        )
+        assert seen, cell.inner_text()
+
+
+def test_results_table_cells_hold_at_most_two_lines(open_site):
+    """A figure and its note under it: no label wraps a cell onto a third line at 1280 px."""
+    page = open_site().goto(PLANNER_PAGE)
+    lines = page.evaluate(
+        """() => [...document.querySelectorAll('.benchmark-table tbody :is(td, th)')].map(cell => {
+          const range = document.createRange();
+          range.selectNodeContents(cell);
+          const tops = new Set([...range.getClientRects()].map(r => Math.round(r.bottom)));
+          return [cell.textContent.trim(), tops.size];
+        })"""
+    )
+    assert lines, "the lesson shows the results table"
+    assert [(text, n) for text, n in lines if n > 2] == []
+
+
+def test_a_figure_holding_a_list_reads_as_text_not_centred(open_site):
+    """Lesson 1's lifecycle is a numbered list in a <figure>: on a phone its wrapped lines must
+    start at the text's edge, as a list's do, not be centred as an image's caption is."""
+    watched = open_site()
+    watched.page.set_viewport_size(PHONE)
+    page = watched.goto("lessons/01-finding-and-claiming-work.html")
+    figures = page.locator(".md-content figure:has(> ol, > ul)")
+    assert figures.count() >= 1
+    for index in range(figures.count()):
+        layout = figures.nth(index).evaluate(
+            """f => {
+              const column = document.querySelector('.md-content__inner').getBoundingClientRect();
+              const list = f.querySelector(':scope > ol, :scope > ul').getBoundingClientRect();
+              return {
+                aligns: [...f.querySelectorAll('li, figcaption')].map(
+                  e => getComputedStyle(e).textAlign),
+                gap: Math.round(list.left - column.left),
+              };
+            }"""
+        )
+        assert set(layout["aligns"]) <= {"start", "left"}, layout
+        assert layout["gap"] <= 30, layout  # the list's own indent, not a centred block's margin

@@ -103,6 +103,15 @@ def load(root: Path) -> CourseConfig:
             at("languages"),
             f"extra.course.languages: {unknown} unknown (the engine has: {list(LANGUAGES)})",
         )
+    practice = course.get("practice_download") or ""
+    if not isinstance(practice, str) or (
+        practice
+        and (PurePosixPath(practice).is_absolute() or ".." in PurePosixPath(practice).parts)
+    ):
+        raise CourseError(
+            at("practice_download"),
+            f"extra.course.practice_download {practice!r} must be a path inside the site",
+        )
     active = course.get("active_files") or []
     if not isinstance(active, list) or not all(isinstance(f, str) for f in active):
         raise CourseError(at("active_files"), "extra.course.active_files must be a list of paths")
@@ -110,6 +119,7 @@ def load(root: Path) -> CourseConfig:
         active_files=tuple(active),
         deck_name=deck_name,
         deck_file=deck_file,
+        practice_download=practice,
         guid_namespace=namespace,
         note_type_ids={key: int(ids[key]) for key in NOTE_TYPES},
         languages=languages,

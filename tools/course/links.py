@@ -70,23 +70,24 @@ def absolute_href(url: str, page: str, site_url: str) -> str:
     return urljoin(page_url(site_url, page), site_href(url, page))
 
 
-def check(pages: list[Page], docs_dir: Path, *, deck_file: str | None) -> list[CourseError]:
+def check(pages: list[Page], docs_dir: Path, *, generated: frozenset[str]) -> list[CourseError]:
     """One error per link or image in a course item that would not work on the built site.
 
-    ``deck_file``: the deck's path on the site (generated, so not in ``docs_dir``).
+    ``generated``: the files the build makes on the site (the deck, the practice zip), which are
+    therefore not in ``docs_dir``.
     """
     by_path = {page.docs_path: page for page in pages}
     errors = []
     for page in pages:
         for ref in page.references:
-            problem = _problem(ref, page.docs_path, by_path, docs_dir, deck_file)
+            problem = _problem(ref, page.docs_path, by_path, docs_dir, generated)
             if problem:
                 errors.append(CourseError(ref.location, problem))
     return errors
 
 
 def _problem(
-    ref: Reference, page: str, pages: dict[str, Page], docs_dir: Path, deck_file: str | None
+    ref: Reference, page: str, pages: dict[str, Page], docs_dir: Path, generated: frozenset[str]
 ) -> str | None:
     what = "image" if ref.image else "link"
     if not ref.url.strip():
@@ -110,6 +111,6 @@ def _problem(
         if fragment and fragment not in linked.anchors:
             return f"{what} {ref.url!r}: docs/{path} has no heading or item with id {fragment!r}"
         return None
-    if path != deck_file and not (docs_dir / path).is_file():
+    if path not in generated and not (docs_dir / path).is_file():
         return f"{what} {ref.url!r}: there is no file docs/{path}"
     return None

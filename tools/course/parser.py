@@ -177,6 +177,13 @@ def course_sources(root: Path, docs_dir: str = "docs") -> Sources:
     return Sources(config, errors, files, languages)
 
 
+def generated_files(config: CourseConfig | None) -> frozenset[str]:
+    """The files a build of this course makes on the site: pages may link to them."""
+    if config is None:
+        return frozenset()
+    return frozenset(f for f in (config.deck_file, config.practice_download) if f)
+
+
 def assemble(
     root: Path,
     docs_dir: str,
@@ -196,8 +203,7 @@ def assemble(
             pages.append(page)
         errors.extend(page_errors)
     errors.extend(_duplicate_ids(pages))
-    deck_file = sources.config.deck_file if sources.config else None
-    errors.extend(links.check(pages, root / docs_dir, deck_file=deck_file))
+    errors.extend(links.check(pages, root / docs_dir, generated=generated_files(sources.config)))
     active = sources.config.active_files if sources.config else ()
     errors.extend(published.check(root, docs_dir, active))
     errors.extend(identity.check(root))

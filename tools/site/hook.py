@@ -126,7 +126,7 @@ class SiteBuild:
         )
         self.pending.append((job, (site / deck_file).write_bytes))
         files.append(File.generated(config, deck_file, content=b""))
-        practice = config.extra["course"].get("practice_download")  # the practice workspace's zip
+        practice = self.course.config.practice_download  # the practice workspace's zip
         if practice:
             job = self.background.submit("tools.practice.bundle:zip_bytes")
             self.pending.append((job, (site / practice).write_bytes))

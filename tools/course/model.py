@@ -318,8 +318,8 @@ class CourseConfig:
     note_type_ids: dict[str, int]
     languages: tuple[str, ...]
     site_url: str  # "" when the course has none: the deck's notes then carry no Source link
-    active_files: tuple[str, ...] = ()
-    practice_download: str = ""  # the practice workspace's zip on the site; "" when none  # docs/ files that run in a browser, reviewed (published.py)
+    active_files: tuple[str, ...] = ()  # docs/ files that run in a browser, reviewed (published.py)
+    practice_download: str = ""  # the practice workspace's zip on the site; "" when none
 
 
 @dataclass

@@ -653,6 +653,7 @@ def test_a_quiz_subdeck_says_quiz_once(title, subdeck):
         "docs/q.md",
         "q.md",
         f'::: quiz id=q title="{title}"\n1. Q?\n   - [x] a\n   - [ ] b\n\n   E.\n:::\n',
+        syntax=MKDOCS,
     )
     assert errors == []
     assert notes.quiz_deck_name(page.quizzes[0], "Top") == f"Top::{subdeck}"

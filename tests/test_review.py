@@ -55,7 +55,7 @@ def test_review_items_are_the_deck_notes_under_the_same_guids():
     course = parse_course(ROOT, syntax=MKDOCS)
     index, content = review.review_data(course_notes.note_items(course), "review.html")
     notes = _deck_notes(course)
-    guids = [guid for guid, _, _ in index["items"]]
+    guids = [row[0] for row in index["items"]]
     assert len(guids) == len(set(guids)) == len(notes) == len(course.cards) + len(course.questions)
     assert set(guids) == set(notes) == set(content)
     for guid, lesson, kind in index["items"]:
@@ -114,6 +114,14 @@ def test_vendored_ts_fsrs_is_the_recorded_release():
     assert (record["package"], record["version"], record["license"]) == ("ts-fsrs", "5.4.2", "MIT")
     assert record["integrity"].startswith("sha512-")
     assert "MIT License" in (vendor.TS_FSRS.folder / "LICENSE").read_text("utf-8")
+
+
+def test_vendored_sql_js_is_the_recorded_release():
+    record = vendor.verify(vendor.SQL_JS)
+    assert (record["package"], record["version"], record["license"]) == ("sql.js", "1.17.0", "MIT")
+    assert "MIT" in (vendor.SQL_JS.folder / "LICENSE").read_text("utf-8")
+    # The build with its WebAssembly inline: a separate .wasm cannot be fetched from file://.
+    assert "sql-wasm-inline.js" in record["files"]
 
 
 def test_an_edited_vendored_file_fails_verification(tmp_path):

@@ -143,7 +143,12 @@ def test_scheduling_matches_pythons_fsrs_package(browser):
     try:
         page = context.new_page()
         page.set_content("<!doctype html><title>FSRS cross-check</title>")
-        scripts = ("startup.js", "vendor/ts-fsrs/index.umd.js", "review/store.js", "review/page.js")
+        scripts = (
+            "startup.js",
+            "vendor/ts-fsrs/index.umd.js",
+            "review/store.js",
+            "review/schedule.js",
+        )
         for script in scripts:
             page.add_script_tag(path=str(ASSETS / script))
         compared = hard_in_learning = 0
@@ -153,7 +158,7 @@ def test_scheduling_matches_pythons_fsrs_package(browser):
                 """([ratings, times]) => {
                   let stored;
                   return ratings.map((rating, i) => {
-                    stored = window.CourseReviewPage.review(stored, rating, Date.parse(times[i]));
+                    stored = window.CourseSchedule.review(stored, rating, Date.parse(times[i]));
                     return [stored.due, stored.stability, stored.difficulty, stored.state];
                   });
                 }""",
@@ -509,7 +514,7 @@ def test_filters_by_lesson_and_kind(open_site):
     selects = page.locator(".course-review-toolbar select")
     for lesson, info in enumerate(index["lessons"]):
         selects.nth(0).select_option(str(lesson))
-        expected = min(20, sum(1 for _, at, _ in index["items"] if at == lesson))
+        expected = min(20, sum(1 for row in index["items"] if row[1] == lesson))
         assert counts(page) == f"0 due · {expected} new", info["title"]
         expect()(page.locator(".course-review-meta")).to_contain_text(info["title"])
     selects.nth(0).select_option("")
@@ -781,7 +786,9 @@ def test_review_page_weight_is_recorded(open_site, artifacts):
         for r in watched.requests
         if r.response() is not None
     }
-    assert {"index.umd.js", "content.js", "page.js", "store.js", "index.js"} <= set(sizes)
+    assert {"index.umd.js", "schedule.js", "content.js", "page.js", "store.js", "index.js"} <= set(
+        sizes
+    )
     total = sum(sizes.values())
     (artifacts / "review-page-weight.json").write_text(
         json.dumps({"total": total, "files": sizes}, indent=2) + "\n"

@@ -1,10 +1,11 @@
-"""``python -m tools build|check|deck|serve|test|vendor``: the maintainer's and author's entry
-points.
+"""``python -m tools build|check|deck|progress|serve|test|vendor``: the maintainer's, author's
+and learner's entry points.
 
 Each command is a small function; ``main`` only dispatches. ``build`` never measures: it renders
 the committed benchmark results (see ``tests/test_benchmarks*.py`` for how they are made), and it
 runs MkDocs in this process (:mod:`tools.site.mkdocs_build`). ``vendor`` refreshes the site's
-vendored browser code (:mod:`tools.site.vendor`).
+vendored browser code (:mod:`tools.site.vendor`). ``progress`` moves a learner's reviews between
+the Review page and Anki, with their schedule (:mod:`tools.anki.progress`).
 ``--course DIR`` points ``check``, ``deck`` and ``build`` at another course (a folder with its
 own ``mkdocs.yml`` and ``docs/``); the default is this repository's course.
 """
@@ -210,15 +211,68 @@ def cmd_build(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_progress(args: argparse.Namespace) -> int:
+    """Progress from the Review page to an Anki package with its schedule, or from Anki back."""
+    from tools.anki import deck, progress  # genanki and SQLite: imported only for this command
+    from tools.course import notes
+
+    course = _checked(args.course)
+    if course is None:
+        return 1
+    now = int(time.time() * 1000)
+    try:
+        if args.direction == "to-anki":
+            document = progress.read_progress(Path(args.file))
+            out = Path(args.output or Path(args.file).with_suffix(".apkg"))
+            timestamp = buildinfo.source_date_epoch(args.course)
+            package, scheduled = progress.to_apkg(
+                deck.build_apkg(course, timestamp=timestamp, root=args.course),
+                document["cards"],
+                now,
+            )
+            buildinfo.write_atomically(out, package, durable=True)
+            left = len(document["cards"]) - scheduled
+            print(
+                f"wrote {out}: {scheduled} cards with their schedule"
+                + (f"; {left} not in this version of the course left out" if left else "")
+                + ". In Anki: File > Import, with 'Import any learning progress' ticked."
+            )
+        else:
+            guids = {item.guid for item in notes.note_items(course)}
+            cards, counts = progress.from_anki(Path(args.file), guids, now)
+            out = Path(args.output or Path(args.file).with_suffix(".json"))
+            document = progress.progress_document(cards, now, progress.DEFAULT_NEW_PER_DAY)
+            progress.write_json(out, document)
+            print(
+                f"wrote {out}: {counts['known']} reviewed cards; {counts['new']} never reviewed; "
+                f"{counts['unknown']} cards the course does not know ignored"
+                + (
+                    f"; {counts['estimated']} without an FSRS memory state (estimated)"
+                    if counts["estimated"]
+                    else ""
+                )
+                + ". On the Review page: Progress and settings > Import progress."
+            )
+    except progress.ProgressError as exc:
+        print(f"progress: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
 def cmd_vendor(args: argparse.Namespace) -> int:
     from tools.site import vendor
 
-    try:
-        record = vendor.refresh(args.version)
-    except vendor.VendorError as exc:
-        print(f"vendor: {exc}", file=sys.stderr)
-        return 1
-    print(f"vendored {record['package']}@{record['version']} ({record['integrity']})")
+    if args.version and not args.package:
+        print("vendor: --version needs the package it pins", file=sys.stderr)
+        return 2
+    names = [args.package] if args.package else list(vendor.PACKAGES)
+    for name in names:
+        try:
+            record = vendor.refresh(args.version, vendor.PACKAGES[name])
+        except vendor.VendorError as exc:
+            print(f"vendor: {exc}", file=sys.stderr)
+            return 1
+        print(f"vendored {record['package']}@{record['version']} ({record['integrity']})")
     return 0
 
 
@@ -250,6 +304,8 @@ def _course_dir(value: str) -> Path:
 
 
 def argument_parser() -> argparse.ArgumentParser:
+    from tools.site import vendor  # standard library only: cheap to import for the help text
+
     ap = argparse.ArgumentParser(prog="python -m tools", description=__doc__.splitlines()[0])
     course = argparse.ArgumentParser(add_help=False)
     course.add_argument(
@@ -277,10 +333,21 @@ def argument_parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", help="default: build/<deck file name> in the course's folder")
     p.set_defaults(func=cmd_deck)
     p = sub.add_parser(
-        "vendor", help="refresh the vendored ts-fsrs from npm and check its integrity"
+        "vendor", help="refresh the vendored browser packages from npm and check their integrity"
     )
+    p.add_argument("package", nargs="?", choices=sorted(vendor.PACKAGES), help="default: all")
     p.add_argument("--version", help="move the pin to this version (default: the recorded one)")
     p.set_defaults(func=cmd_vendor)
+    p = sub.add_parser(
+        "progress",
+        parents=[course],
+        help="Review page progress to an Anki package with its schedule (to-anki), or an Anki "
+        "export to a progress file the Review page imports (from-anki)",
+    )
+    p.add_argument("direction", choices=["to-anki", "from-anki"])
+    p.add_argument("file", help="to-anki: the page's exported .json; from-anki: .apkg or .colpkg")
+    p.add_argument("-o", "--output", help="default: the input's name with .apkg or .json")
+    p.set_defaults(func=cmd_progress)
     sub.add_parser("serve", help="live-reloading preview (arguments go to mkdocs serve)")
     sub.add_parser("test", help="run the test suite (arguments go to pytest)")
     sub.add_parser("practice", help="the practice workspace: start DIR, status, claim N, check")

@@ -130,6 +130,8 @@
       if (!restoring) {
         progress[question.id] = index;
         saveProgress(quizId, progress);
+        // A new answer, for the grading in lessons (assets/review/inline.js) to count.
+        question.dispatchEvent(new CustomEvent("course:quiz-answer", { bubbles: true, detail: { right: right } }));
       }
       updateScore();
     }

@@ -124,7 +124,6 @@ class SiteBuild:
             root=self.root,
             timestamp=timestamp,
         )
-        self.pending.append((job, (site / deck_file).write_bytes))
         files.append(File.generated(config, deck_file, content=b""))
         practice = self.course.config.practice_download  # the practice workspace's zip
         if practice:
@@ -132,7 +131,15 @@ class SiteBuild:
             self.pending.append((job, (site / practice).write_bytes))
             files.append(File.generated(config, practice, content=b""))
         if not any(str(script) == review.INDEX_FILE for script in config.extra_javascript):
+            self.pending.append((job, (site / deck_file).write_bytes))
             return files  # this course has no review page
+
+        def write_deck(apkg: bytes) -> None:  # and its collection, for the page's Anki export
+            (site / deck_file).write_bytes(apkg)
+            (site / review.ANKI_FILE).write_text(review.anki_script(apkg), "utf-8")
+
+        self.pending.append((job, write_deck))
+        files.append(File.generated(config, review.ANKI_FILE, content=""))
         review_page = files.get_file_from_path(review.REVIEW_PAGE)
         if review_page is None:
             raise PluginError(

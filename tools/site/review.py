@@ -9,8 +9,12 @@ computed here.
 Two generated scripts, because ``fetch()`` of a local file fails when the site is opened from
 ``file://`` while ``<script src>`` works everywhere:
 
-- ``assets/review/index.js`` (every page, small): each item's GUID, lesson and kind, enough for
-  the header's due count and for the review page's queue and filters;
+- ``assets/review/index.js`` (every page, small): each item's GUID, lesson and kind, in the
+  deck's reading order, enough for the header's due count, the review page's queue and filters,
+  and grading an item where it stands on its lesson's page (``docs/assets/review/inline.js``
+  pairs a lesson's items of each kind with its flashcards and questions in page order);
+- ``assets/review/anki.js`` (only when the learner exports progress for Anki): the built deck's
+  collection database, which ``docs/assets/review/export.js`` fills with the schedule;
 - ``assets/review/content.js`` (the review page only): each item's front and back as HTML from
   the site renderer (:func:`tools.site.pages.course_html`: escaped course text, MathML, ``dir`` on
   code), with the language of every piece so Urdu is right-to-left in Nastaliq.
@@ -18,7 +22,10 @@ Two generated scripts, because ``fetch()`` of a local file fails when the site i
 
 from __future__ import annotations
 
+import base64
+import io
 import json
+import zipfile
 
 from tools.course import links
 from tools.course.model import Card, script_lang
@@ -29,6 +36,7 @@ REVIEW_PAGE = "review.md"
 INDEX_FILE = "assets/review/index.js"
 CONTENT_FILE = "assets/review/content.js"
 SITE_FILES = (INDEX_FILE, CONTENT_FILE)  # what site_files() writes, known before it runs
+ANKI_FILE = "assets/review/anki.js"  # anki_script() of the deck, written with the deck
 
 
 def _piece(text: str, page: str, *, inline: bool = True) -> list[str]:
@@ -81,6 +89,16 @@ def site_files(notes: list[NoteItem], page_url: str) -> dict[str, str]:
         INDEX_FILE: _script("CourseReviewIndex", index),
         CONTENT_FILE: _script("CourseReviewContent", content),
     }
+
+
+def anki_script(apkg: bytes) -> str:
+    """The script that hands the browser the collection database of the built deck ``apkg``.
+
+    Base64 in a script, not the file itself: ``fetch()`` of a local file fails from ``file://``.
+    """
+    with zipfile.ZipFile(io.BytesIO(apkg)) as archive:
+        database = archive.read("collection.anki2")
+    return _script("CourseReviewAnki", {"collection": base64.b64encode(database).decode()})
 
 
 def _script(name: str, value: object) -> str:

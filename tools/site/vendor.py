@@ -1,15 +1,19 @@
 """Third-party browser code the site ships: pinned files, with where they came from recorded.
 
 The review page schedules with ``ts-fsrs`` (npm, MIT), the maintained FSRS implementation, not
-with a scheduler of our own. The site must work offline and from ``file://``, so the package's
-built browser file is committed under ``docs/assets/vendor/ts-fsrs/`` (no CDN), next to its
+with a scheduler of our own, and writes a learner's progress as an Anki package with ``sql.js``
+(npm, MIT: SQLite compiled to WebAssembly), not with a SQLite writer of our own. The site must
+work offline and from ``file://``, so each package's built browser file is committed under
+``docs/assets/vendor/<package>/`` (no CDN); sql.js's is the build that carries its WebAssembly
+inline, since ``fetch()`` of a separate ``.wasm`` file is refused from ``file://``. Next to it: its
 LICENSE and a ``VENDOR.json`` that records the version, the registry's integrity string (a
 sha512 of the package tarball, as ``npm view <pkg>@<version> dist.integrity`` prints it) and a
 sha256 of each file taken from it.
 
-``python3 -m tools vendor`` fetches the tarball with npm (the registry's own client), checks its
-sha512 against the integrity the registry publishes and, for an unchanged version, against the
-recorded one (a pinned version whose tarball changed is refused), then rewrites the files.
+``python3 -m tools vendor [PACKAGE]`` fetches each tarball with npm (the registry's own client),
+checks its sha512 against the integrity the registry publishes and, for an unchanged version,
+against the recorded one (a pinned version whose tarball changed is refused), then rewrites the
+files.
 ``--version X`` moves the pin. :func:`verify` re-hashes the committed files without a network;
 the test suite runs it, so a hand-edited vendored file fails the tests.
 """
@@ -51,6 +55,12 @@ TS_FSRS = Vendored(
     folder=ROOT / "docs" / "assets" / "vendor" / "ts-fsrs",
     files={"index.umd.js": "package/dist/index.umd.js", "LICENSE": "package/LICENSE"},
 )
+SQL_JS = Vendored(
+    package="sql.js",
+    folder=ROOT / "docs" / "assets" / "vendor" / "sql.js",
+    files={"sql-wasm-inline.js": "package/dist/sql-wasm-inline.js", "LICENSE": "package/LICENSE"},
+)
+PACKAGES = {vendored.package: vendored for vendored in (TS_FSRS, SQL_JS)}
 
 
 class VendorError(Exception):

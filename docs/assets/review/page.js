@@ -2,11 +2,9 @@
  * The review page: one due item at a time, graded with Anki's keys, scheduled by ts-fsrs.
  *
  * Loaded by store.js only on the page that has the #course-review container, after the vendored
- * ts-fsrs (window.FSRS) and the items' HTML (window.CourseReviewContent). Scheduling is ts-fsrs
- * with its defaults (FSRS-6 weights, 90% retention, learning steps 1m and 10m, no fuzz), so a
- * test can compare the page's intervals with another FSRS implementation. The items' HTML is the
- * site renderer's output for the course text, built with the site; the interface text is set
- * with textContent.
+ * ts-fsrs (window.FSRS), the shared scheduling (schedule.js, window.CourseSchedule) and the
+ * items' HTML (window.CourseReviewContent). The items' HTML is the site renderer's output for the
+ * course text, built with the site; the interface text is set with textContent.
  *
  * Keys: Space or Enter shows the answer, then grades with the highlighted grade (Good unless a
  * quiz choice picked another); 1-4 grade; on a quiz question, 1-9 first choose an option. Keys
@@ -16,86 +14,16 @@
   "use strict";
 
   var store = window.CourseReview;
-  var GRADES = [
-    { rating: 1, name: "Again" },
-    { rating: 2, name: "Hard" },
-    { rating: 3, name: "Good" },
-    { rating: 4, name: "Easy" },
-  ];
-  var GOOD = 3;
-  var AGAIN = 1;
+  var schedule = window.CourseSchedule;
+  var GRADES = schedule.GRADES;
+  var GOOD = schedule.GOOD;
+  var AGAIN = schedule.AGAIN;
   var KINDS = { flashcard: "Flashcard", quiz: "Quiz question" };
   var MINUTE = 60 * 1000;
-  var DAY = 24 * 60 * MINUTE;
-
-  // --- scheduling (ts-fsrs) -------------------------------------------------------------------
-
-  var scheduler = null;
-  function fsrs() {
-    if (!scheduler) scheduler = window.FSRS.fsrs(window.FSRS.generatorParameters({ enable_fuzz: false }));
-    return scheduler;
-  }
-
-  function toFsrsCard(stored, now) {
-    return stored ? window.FSRS.TypeConvert.card(stored) : window.FSRS.createEmptyCard(new Date(now));
-  }
-
-  function toStored(card, log) {
-    return {
-      due: card.due.toISOString(),
-      stability: card.stability,
-      difficulty: card.difficulty,
-      elapsed_days: card.elapsed_days,
-      scheduled_days: card.scheduled_days,
-      learning_steps: card.learning_steps,
-      reps: card.reps,
-      lapses: card.lapses,
-      state: card.state,
-      last_review: card.last_review ? card.last_review.toISOString() : null,
-      log: log,
-    };
-  }
-
-  // The stored card after grading ``stored`` (undefined: a new item) with ``rating`` at ``now``.
-  function review(stored, rating, now) {
-    var result = fsrs().next(toFsrsCard(stored, now), new Date(now), rating);
-    var log = (stored ? stored.log : []).concat([[new Date(now).toISOString(), rating]]);
-    return toStored(result.card, log);
-  }
-
-  // Milliseconds until the item would be due again, for each grade: {1: ms, ..., 4: ms}.
-  function intervals(stored, now) {
-    var preview = fsrs().repeat(toFsrsCard(stored, now), new Date(now));
-    var out = {};
-    GRADES.forEach(function (grade) {
-      out[grade.rating] = preview[grade.rating].card.due.getTime() - now;
-    });
-    return out;
-  }
-
-  function round(value) {
-    return value < 10 ? Math.round(value * 10) / 10 : Math.round(value);
-  }
-
-  // Anki's short form of an interval ("<1m", "10m", "3d", "1.5mo") and a long one for speech.
-  function formatInterval(ms) {
-    if (ms < MINUTE) return ["<1m", "in less than a minute"];
-    var units = [
-      [365 * DAY, "y", "year"],
-      [30 * DAY, "mo", "month"],
-      [DAY, "d", "day"],
-      [60 * MINUTE, "h", "hour"],
-      [MINUTE, "m", "minute"],
-    ];
-    for (var i = 0; i < units.length; i += 1) {
-      if (ms >= units[i][0] || i === units.length - 1) {
-        var value = ms / units[i][0];
-        value = units[i][1] === "mo" || units[i][1] === "y" ? round(value) : Math.round(value);
-        return [value + units[i][1], "in " + value + " " + units[i][2] + (value === 1 ? "" : "s")];
-      }
-    }
-    return ["", ""];
-  }
+  var MAX_IMPORT_BYTES = 8 * 1024 * 1024; // tools/anki/progress.py's limit: far above a course's reviews
+  var review = schedule.review;
+  var intervals = schedule.intervals;
+  var formatInterval = schedule.formatInterval;
 
   // --- DOM helpers ----------------------------------------------------------------------------
 
@@ -242,6 +170,10 @@
     exportButton.addEventListener("click", function () {
       exportProgress(app);
     });
+    var ankiButton = el("button", { type: "button", class: "md-button", text: "Export for Anki (.apkg)" });
+    ankiButton.addEventListener("click", function () {
+      exportForAnki(app, ankiButton);
+    });
     var importInput = el("input", {
       type: "file",
       accept: "application/json,.json",
@@ -264,7 +196,7 @@
     return el("details", { class: "course-review-settings" }, [
       el("summary", { text: "Progress and settings" }),
       el("p", {}, [el("label", { for: perDay.id, text: "New items per day " }), perDay]),
-      el("p", { class: "course-review-actions" }, [exportButton, importButton, importInput, resetButton]),
+      el("p", { class: "course-review-actions" }, [exportButton, ankiButton, importButton, importInput, resetButton]),
       app.ui.notice,
     ]);
   }
@@ -564,20 +496,49 @@
     render(app, false);
   }
 
-  function exportProgress(app) {
-    var now = Date.now();
-    var blob = new Blob([store.serialize(app.state, now)], { type: "application/json" });
-    var link = el("a", {
-      href: URL.createObjectURL(blob),
-      download: "course-review-" + store.dayKey(now) + ".json",
-    });
+  function download(blob, name) {
+    var link = el("a", { href: URL.createObjectURL(blob), download: name });
     document.body.appendChild(link);
     link.click();
     link.remove();
     setTimeout(function () {
       URL.revokeObjectURL(link.href);
     }, 1000);
+  }
+
+  function exportProgress(app) {
+    var now = Date.now();
+    download(new Blob([store.serialize(app.state, now)], { type: "application/json" }), "course-review-" + store.dayKey(now) + ".json");
     notify(app, "Progress exported.");
+  }
+
+  // The progress as an Anki package with its schedule (export.js, with sql.js and the deck's
+  // collection, loaded now and not before). The time it took is kept on the button for tests.
+  function exportForAnki(app, button) {
+    var started = performance.now();
+    var now = Date.now();
+    button.disabled = true;
+    notify(app, "Preparing the Anki package…");
+    store
+      .need(["initSqlJs", "CourseReviewAnki", "CourseAnkiExport"])
+      .then(function () {
+        return window.CourseAnkiExport.toApkg(app.state.cards, now);
+      })
+      .then(function (made) {
+        download(made.blob, "course-review-" + store.dayKey(now) + ".apkg");
+        button.setAttribute("data-ms", String(Math.round(performance.now() - started)));
+        notify(
+          app,
+          "Exported " + made.scheduled + " reviewed items with their schedule. In Anki, use File › Import " +
+            "and tick “Import any learning progress”; the course's notes are matched, not duplicated."
+        );
+      })
+      .catch(function (error) {
+        complain(app, "Could not make the Anki package: " + error.message + ". Your progress was not changed.");
+      })
+      .then(function () {
+        button.disabled = false;
+      });
   }
 
   // Throws, naming the item, if the scheduler fails on any imported item: an import that could
@@ -593,6 +554,14 @@
   }
 
   function importFile(app, file) {
+    if (file.size > MAX_IMPORT_BYTES) {
+      complain(
+        app,
+        "Could not import " + file.name + ": it is " + Math.ceil(file.size / 1024) + " KB, more than a progress " +
+          "file can be (" + MAX_IMPORT_BYTES / 1024 / 1024 + " MB). Your progress was not changed."
+      );
+      return;
+    }
     var reader = new FileReader();
     reader.onload = function () {
       var text = String(reader.result);
@@ -601,8 +570,21 @@
       };
       var imported;
       try {
+        if (text.slice(0, 2) === "PK") {
+          throw new Error(
+            "it is an Anki package; turn it into a progress file first with " +
+              "python3 -m tools progress from-anki " + file.name
+          );
+        }
         imported = store.parse(text, Date.now());
         checkSchedules(imported, Date.now());
+        var guids = Object.keys(imported.cards);
+        var ours = app.index.items.filter(function (row) {
+          return imported.cards[row[0]];
+        }).length;
+        if (guids.length && !ours) {
+          throw new Error("none of its " + guids.length + " items is in this course (is it another course's?)");
+        }
       } catch (error) {
         refuse(error.message);
         return;
@@ -729,10 +711,5 @@
     if (damage) complain(app, damage);
   }
 
-  window.CourseReviewPage = {
-    mount: mount,
-    review: review,
-    intervals: intervals,
-    formatInterval: formatInterval,
-  };
+  window.CourseReviewPage = { mount: mount };
 })();

@@ -15,8 +15,9 @@
  * checked in full and stored as a whole or not at all.
  *
  * The review page itself (assets/review/page.js) and its heavier scripts (ts-fsrs, the items'
- * HTML) load only where the page's container is, in order, by <script> tags: that works from
- * file:// too, where fetch() of local files is refused. It starts through startup.js, on load
+ * HTML) load only where the page's container is, and the Anki export's (sql.js, the deck) only
+ * when it is asked for, in order, by <script> tags (need()): that works from file:// too, where
+ * fetch() of local files is refused. It starts through startup.js, on load
  * and after each instant navigation; the badge is redrawn each time, the page mounted once.
  */
 (function () {
@@ -346,7 +347,20 @@
     badge.title = due + (due === 1 ? " item" : " items") + " due for review";
   }
 
-  // --- the review page: load its scripts in order, then mount it -------------------------------
+  // --- scripts loaded on demand: in order, by <script> tags (they work from file:// too) ------
+
+  // This file's folder (assets/review/): the scripts below are named from it, so a page at any
+  // depth finds them.
+  var HERE = document.currentScript ? document.currentScript.src : location.href;
+  var SCRIPTS = {
+    FSRS: "../vendor/ts-fsrs/index.umd.js",
+    CourseSchedule: "schedule.js",
+    CourseReviewContent: "content.js",
+    CourseReviewPage: "page.js",
+    initSqlJs: "../vendor/sql.js/sql-wasm-inline.js",
+    CourseReviewAnki: "anki.js",
+    CourseAnkiExport: "export.js",
+  };
 
   function loadScript(src) {
     return new Promise(function (resolve, reject) {
@@ -361,21 +375,25 @@
     });
   }
 
+  // Loads the scripts that define ``globals`` (names in SCRIPTS), in order, each once.
+  var loading = {};
+  function need(globals) {
+    return globals.reduce(function (ready, name) {
+      return ready.then(function () {
+        if (window[name]) return null;
+        if (!loading[name]) loading[name] = loadScript(new URL(SCRIPTS[name], HERE).href);
+        return loading[name];
+      });
+    }, Promise.resolve());
+  }
+
+  // --- the review page: load its scripts, then mount it ----------------------------------------
+
   function mountReviewPage() {
     var root = document.getElementById("course-review");
     if (!root || !window.CourseStartup.firstTime(root)) return;
     root.setAttribute("data-state", "loading");
-    var needed = [
-      ["FSRS", root.getAttribute("data-fsrs")],
-      ["CourseReviewContent", root.getAttribute("data-content")],
-      ["CourseReviewPage", root.getAttribute("data-ui")],
-    ];
-    needed
-      .reduce(function (ready, pair) {
-        return ready.then(function () {
-          return window[pair[0]] ? null : loadScript(pair[1]);
-        });
-      }, Promise.resolve())
+    need(["FSRS", "CourseSchedule", "CourseReviewContent", "CourseReviewPage"])
       .then(function () {
         window.CourseReviewPage.mount(root);
       })
@@ -402,6 +420,7 @@
     dayKey: dayKey,
     queue: queue,
     updateBadge: updateBadge,
+    need: need,
   };
 
   function init() {

@@ -1,0 +1,287 @@
+"""Progress between the Review page and Anki (tools/anki/progress.py), checked with Anki's library.
+
+Progress files here are in the page's format (the browser tests make real ones). The package is
+imported into a fresh collection with scheduling, as a learner's Anki would; reviews done in Anki
+are exported in Anki's current format and read back.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+import time
+import zipfile
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.anki
+
+pytest.importorskip("genanki", reason="the course engine's dependencies are not installed")
+anki_collection = pytest.importorskip("anki.collection", reason="the anki package is not installed")
+
+from tools.anki import deck, progress  # noqa: E402
+from tools.build.buildinfo import ROOT  # noqa: E402
+from tools.course import notes  # noqa: E402
+from tools.course.parser import parse_course  # noqa: E402
+from tools.site.syntax import MKDOCS  # noqa: E402
+
+Collection = anki_collection.Collection
+DAY = 86_400_000
+
+
+def iso(ms: float) -> str:
+    """A time as the page writes it (JavaScript's toISOString)."""
+    return datetime.fromtimestamp(int(ms) / 1000, UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+
+
+@pytest.fixture(scope="module")
+def course_deck() -> tuple[list[str], bytes]:
+    course = parse_course(ROOT, syntax=MKDOCS)
+    items = notes.note_items(course)
+    times = {item.guid: 1_764_000_000 for item in items}
+    apkg = deck.build_apkg(course, timestamp=1_764_000_000, items=items, times=times)
+    return [item.guid for item in items], apkg
+
+
+def site_cards(guids: list[str], now: int) -> dict[str, dict]:
+    """Progress as the page leaves it: review, learning, relearning (due in days) and an unknown."""
+
+    def card(state: int, due: int, stability: float, log_days: list[float], **more) -> dict:
+        log = [
+            [iso(now - days * DAY), grade]
+            for days, grade in zip(log_days, [3, 3, 1, 3][: len(log_days)], strict=True)
+        ]
+        return {
+            "due": iso(due),
+            "stability": stability,
+            "difficulty": 5.5,
+            "elapsed_days": 3,
+            "scheduled_days": max(0, round((due - now) / DAY)),
+            "learning_steps": 0,
+            "reps": len(log),
+            "lapses": more.get("lapses", 0),
+            "state": state,
+            "last_review": log[-1][0],
+            "log": log,
+        }
+
+    return {
+        guids[0]: card(2, now + 5 * DAY, 7.2, [9, 6, 3]),
+        guids[1]: card(1, now + 10 * 60_000, 0.4, [0.001]),
+        guids[2]: card(3, now + 2 * DAY + 3_600_000, 1.9, [20, 15, 1, 0.5], lapses=1),
+        guids[3]: card(2, now - 2 * DAY, 3.0, [5, 4]),  # overdue
+        "not-in-this-course": card(2, now + DAY, 2.0, [2]),
+    }
+
+
+def import_with_scheduling(col, path: Path):
+    options = anki_collection.ImportAnkiPackageOptions(with_scheduling=True, merge_notetypes=True)
+    request = anki_collection.ImportAnkiPackageRequest(package_path=str(path), options=options)
+    return col.import_anki_package(request).log
+
+
+def card_id(col, guid: str) -> int:
+    """The card of the note ``guid`` (GUIDs hold search syntax, so no search string)."""
+    return col.db.scalar(
+        "SELECT cards.id FROM cards JOIN notes ON notes.id = cards.nid WHERE notes.guid = ?", guid
+    )
+
+
+def anki_due_ms(col, card) -> int:
+    """When Anki will show ``card``: a moment for intraday learning, else its day's start."""
+    if card.queue == 1:
+        return card.due * 1000
+    today = progress.review_day(time.time() * 1000)
+    return progress.day_start_ms(today + timedelta(days=card.due - col.sched.today))
+
+
+def test_package_imports_with_each_card_due_when_the_site_said(course_deck, tmp_path):
+    guids, apkg = course_deck
+    now = int(time.time() * 1000)
+    cards = site_cards(guids, now)
+    package, scheduled = progress.to_apkg(apkg, cards, now)
+    assert scheduled == 4  # the unknown GUID is left out
+    (tmp_path / "progress.apkg").write_bytes(package)
+    col = Collection(str(tmp_path / "fresh.anki2"))
+    log = import_with_scheduling(col, tmp_path / "progress.apkg")
+    assert len(log.new) == len(guids)
+    for guid in guids[:4]:
+        cid = card_id(col, guid)
+        card = col.get_card(cid)
+        site = cards[guid]
+        due = progress._ms(site["due"])
+        assert card.type == site["state"], guid
+        assert abs(anki_due_ms(col, card) - due) < DAY, guid
+        assert card.memory_state.stability == pytest.approx(site["stability"], rel=1e-4)
+        assert card.memory_state.difficulty == pytest.approx(site["difficulty"], rel=1e-4)
+        grades = col.db.list("SELECT ease FROM revlog WHERE cid = ? ORDER BY id", cid)
+        assert grades == [grade for _, grade in site["log"]], guid
+    assert col.db.scalar("SELECT count() FROM revlog") == sum(
+        len(cards[g]["log"]) for g in guids[:4]
+    )
+    assert len(col.find_cards("is:new")) == len(guids) - 4
+    col.close()
+
+
+def test_reviews_in_anki_come_back_as_a_progress_file(course_deck, tmp_path):
+    guids, apkg = course_deck
+    now = int(time.time() * 1000)
+    cards = site_cards(guids, now)
+    (tmp_path / "progress.apkg").write_bytes(progress.to_apkg(apkg, cards, now)[0])
+    col = Collection(str(tmp_path / "anki.anki2"))
+    import_with_scheduling(col, tmp_path / "progress.apkg")
+    col.set_config("fsrs", True)
+    # A note the course does not know: ignored and counted.
+    basic = col.models.by_name("Basic")
+    stray = col.new_note(basic)
+    stray["Front"], stray["Back"] = "elsewhere", "not the course"
+    col.add_note(stray, col.decks.id("Other"))
+    overdue = card_id(col, guids[3])
+    card = col.get_card(overdue)
+    card.start_timer()
+    col.sched.answerCard(card, 3)
+    export = tmp_path / "from-anki.apkg"
+    options = anki_collection.ExportAnkiPackageOptions(
+        with_scheduling=True, with_deck_configs=True, with_media=False, legacy=False
+    )
+    col.export_anki_package(out_path=str(export), options=options, limit=None)
+    answered = col.get_card(overdue)
+    expected_due = anki_due_ms(col, answered)
+    col.close()
+    assert "collection.anki21b" in zipfile.ZipFile(export).namelist()  # Anki's current format
+
+    back, counts = progress.from_anki(export, set(guids), int(time.time() * 1000))
+    assert counts == {"known": 4, "unknown": 1, "new": len(guids) - 4, "estimated": 0}
+    reviewed = back[guids[3]]
+    assert [g for _, g in reviewed["log"]] == [3, 3, 3]
+    assert abs(progress._ms(reviewed["due"]) - expected_due) < DAY
+    assert progress._ms(reviewed["due"]) > now + DAY  # no longer overdue
+    for guid in guids[:3]:
+        assert abs(progress._ms(back[guid]["due"]) - progress._ms(cards[guid]["due"])) < DAY
+        assert back[guid]["stability"] == pytest.approx(cards[guid]["stability"], rel=1e-4)
+    document = progress.progress_document(back, now, 20)
+    path = tmp_path / "back.json"
+    progress.write_json(path, document)
+    assert progress.read_progress(path)["cards"] == back  # what the page checks, checked here
+
+
+@pytest.mark.parametrize("legacy", [False, True])
+def test_a_whole_collection_export_is_read_too(course_deck, tmp_path, legacy):
+    """A .colpkg: Anki's current (compressed) format through the Anki library, the legacy one
+    with SQLite alone."""
+    guids, apkg = course_deck
+    now = int(time.time() * 1000)
+    cards = site_cards(guids, now)
+    (tmp_path / "progress.apkg").write_bytes(progress.to_apkg(apkg, cards, now)[0])
+    col = Collection(str(tmp_path / "anki.anki2"))
+    import_with_scheduling(col, tmp_path / "progress.apkg")
+    export = tmp_path / "collection.colpkg"
+    col.export_collection_package(str(export), include_media=False, legacy=legacy)
+    col.close()
+    back, counts = progress.from_anki(export, set(guids), now)
+    assert counts["known"] == 4 and counts["unknown"] == 0
+    assert {g: len(c["log"]) for g, c in back.items()} == {g: len(cards[g]["log"]) for g in back}
+
+
+def test_an_export_of_another_deck_is_refused(course_deck, tmp_path):
+    col = Collection(str(tmp_path / "other.anki2"))
+    note = col.new_note(col.models.by_name("Basic"))
+    note["Front"], note["Back"] = "a", "b"
+    col.add_note(note, col.decks.id("Other"))
+    export = tmp_path / "other.colpkg"
+    col.export_collection_package(str(export), include_media=False, legacy=False)
+    col.close()
+    with pytest.raises(
+        progress.ProgressError, match="none of its 1 cards is a note of this course"
+    ):
+        progress.from_anki(export, set(course_deck[0]), int(time.time() * 1000))
+
+
+def test_the_command_converts_both_ways(course_deck, tmp_path):
+    guids, _ = course_deck
+    now = int(time.time() * 1000)
+    cards = {g: c for g, c in site_cards(guids, now).items() if g in guids}
+    source = tmp_path / "course-review.json"
+    source.write_text(json.dumps(progress.progress_document(cards, now, 20)), "utf-8")
+    run = [sys.executable, "-m", "tools", "progress"]
+    made = subprocess.run([*run, "to-anki", str(source)], cwd=ROOT, capture_output=True, text=True)
+    assert made.returncode == 0, made.stderr
+    assert "4 cards with their schedule" in made.stdout
+    back = subprocess.run(
+        [*run, "from-anki", str(source.with_suffix(".apkg")), "-o", str(tmp_path / "b.json")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert back.returncode == 0, back.stderr
+    assert "4 reviewed cards" in back.stdout and "0 cards the course does not know" in back.stdout
+    read = progress.read_progress(tmp_path / "b.json")["cards"]
+    assert set(read) == set(cards)
+    for guid, card in cards.items():
+        assert read[guid]["log"] == card["log"]
+
+
+def test_the_page_and_this_module_read_one_format():
+    store = (ROOT / "docs" / "assets" / "review" / "store.js").read_text("utf-8")
+    assert f'var FORMAT = "{progress.FORMAT}";' in store
+    assert f"var VERSION = {progress.VERSION};" in store
+    page = (ROOT / "docs" / "assets" / "review" / "page.js").read_text("utf-8")
+    assert progress.MAX_PROGRESS_BYTES == 8 * 1024 * 1024
+    assert "var MAX_IMPORT_BYTES = 8 * 1024 * 1024;" in page  # one limit for a progress file
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b"not a zip", "not an Anki export"),
+        (b"PK\x03\x04 truncated", "not an Anki export"),
+        ("zip-without-collection", "this one has none"),
+        ("zip-with-garbage", "its collection is damaged"),
+    ],
+)
+def test_a_bad_anki_export_gets_a_plain_message(tmp_path, content, message):
+    path = tmp_path / "export.apkg"
+    if isinstance(content, bytes):
+        path.write_bytes(content)
+    else:
+        buffer = io.BytesIO()
+        with zipfile.ZipFile(buffer, "w") as archive:
+            archive.writestr("media", "{}")
+            if content == "zip-with-garbage":
+                archive.writestr("collection.anki2", b"this is no database" * 100)
+        path.write_bytes(buffer.getvalue())
+    with pytest.raises(progress.ProgressError, match=message):
+        progress.from_anki(path, set(), 0)
+
+
+def test_too_large_inputs_are_refused_before_reading(tmp_path, monkeypatch):
+    big = tmp_path / "big.json"
+    big.write_text("{}" + " " * 2000, "utf-8")
+    monkeypatch.setattr(progress, "MAX_PROGRESS_BYTES", 1000)
+    monkeypatch.setattr(progress, "MAX_EXPORT_BYTES", 1000)
+    with pytest.raises(progress.ProgressError, match="too large for a progress file"):
+        progress.read_progress(big)
+    with pytest.raises(progress.ProgressError, match="too large for an Anki export"):
+        progress.from_anki(big, set(), 0)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("{\n  oops", r"progress\.json:2: not a JSON file"),
+        ('{"format": "another/course", "version": 1, "cards": {}}', "not review progress"),
+        (
+            json.dumps({"format": progress.FORMAT, "version": 1, "cards": {"x": {"due": "no"}}}),
+            'the item "x" has no valid due date',
+        ),
+    ],
+)
+def test_a_bad_progress_file_gets_a_plain_message(tmp_path, text, message):
+    path = tmp_path / "progress.json"
+    path.write_text(text, "utf-8")
+    with pytest.raises(progress.ProgressError, match=message):
+        progress.read_progress(path)

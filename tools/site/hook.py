@@ -117,7 +117,7 @@ class SiteBuild:
         site = Path(config.site_dir)
         deck_file = self.course.config.deck_file
         timestamp = buildinfo.source_date_epoch(self.root)
-        job = self.background.submit(
+        deck = self.background.submit(
             "tools.anki.deck_cache:apkg",
             self.course,
             self.items,
@@ -127,18 +127,18 @@ class SiteBuild:
         files.append(File.generated(config, deck_file, content=b""))
         practice = self.course.config.practice_download  # the practice workspace's zip
         if practice:
-            job = self.background.submit("tools.practice.bundle:zip_bytes")
-            self.pending.append((job, (site / practice).write_bytes))
+            zipped = self.background.submit("tools.practice.bundle:zip_bytes")
+            self.pending.append((zipped, (site / practice).write_bytes))
             files.append(File.generated(config, practice, content=b""))
         if not any(str(script) == review.INDEX_FILE for script in config.extra_javascript):
-            self.pending.append((job, (site / deck_file).write_bytes))
+            self.pending.append((deck, (site / deck_file).write_bytes))
             return files  # this course has no review page
 
         def write_deck(apkg: bytes) -> None:  # and its collection, for the page's Anki export
             (site / deck_file).write_bytes(apkg)
             (site / review.ANKI_FILE).write_text(review.anki_script(apkg), "utf-8")
 
-        self.pending.append((job, write_deck))
+        self.pending.append((deck, write_deck))
         files.append(File.generated(config, review.ANKI_FILE, content=""))
         review_page = files.get_file_from_path(review.REVIEW_PAGE)
         if review_page is None:

@@ -167,9 +167,12 @@ def test_the_whole_lifecycle_reaches_merged_for_both_tasks(learner: Learner):
     assert "FAILED" in step(out, "Revisions") and code == 1
     review = (learner.root / "reviews" / "1237.md").read_text("utf-8")
     assert "[2, 3] input" in review and "`Regression test for #1234`" in review
+    assert "add `changes/1237.md`" in review  # the one thing no first pull request can have
 
     learner.write("tests/test_one_d.py", "# Regression test for #1234\n" + ONE_D_TEST + BATCH_TEST)
-    learner.commit("Test a [2, 3] batch too, as the review asked", "-s")
+    (learner.work / "changes").mkdir()
+    learner.write("changes/1237.md", "Fixed: `cosine_similarity` accepts 1-D vectors.\n")
+    learner.commit("Test a [2, 3] batch too, and the release-notes line, as the review asked", "-s")
     learner.git("push", "-q")
     code, out = learner.practice("check")
     assert code == 0, out
@@ -226,6 +229,7 @@ def test_the_whole_lifecycle_reaches_merged_for_both_tasks(learner: Learner):
     )
     learner.write("simkit/model.py", model)
     learner.write("tests/test_checkpointing.py", '"""Issue #1235."""\n\n' + GRADIENT_TEST)
+    learner.write("changes/1238.md", "Added: opt-in gradient checkpointing in `MLPStack`.\n")
     learner.commit("Document the checkpointing option", "-s")
     learner.git("push", "-q")
     code, out = learner.practice("check")

@@ -4,7 +4,9 @@ Each rule is a question a maintainer of the project would ask of this kind of ch
 is made when its rule holds at the reviewed commit, and is answered by a later commit at which it
 no longer holds. The same pull request always gets the same comments. The rules ask for what a
 first pull request usually lacks (the issue named in its test, the batched case, the docstring),
-so a review nearly always asks for a revision; one that already has everything is approved.
+and for the release-notes line that is named by the pull request's number (CONTRIBUTING.md §7):
+that number exists only once the pull request is open, so a first review asks for at least one
+revision unless the learner guessed the number beforehand.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ class Change:
     ci: dict
     kind: str
     issue: int
+    pr: int
 
     def added_lines(self, path: str) -> list[str]:
         diff = git("diff", f"{self.base}...{self.head}", "--", path, cwd=self.repo)
@@ -69,6 +72,13 @@ def _option_undocumented(change: Change) -> bool:
     return "checkpointing" not in change.docstring("simkit/model.py", "MLPStack")
 
 
+def _no_news_fragment(change: Change) -> bool:
+    added = git(
+        "diff", "--name-only", "--diff-filter=A", f"{change.base}...{change.head}", cwd=change.repo
+    )
+    return f"changes/{change.pr}.md" not in added.split()
+
+
 def _issue_unnamed_in_tests(change: Change) -> bool:
     return not any(str(change.issue) in line for line in change.added_lines("tests"))
 
@@ -88,6 +98,14 @@ RULES = (
         _issue_unnamed_in_tests,
         "tests: name the issue in your new test (a comment or docstring such as `Regression "
         "test for #N`), so whoever meets the test later can find the discussion.",
+    ),
+    Rule(
+        "news-fragment",
+        "any",
+        _no_news_fragment,
+        "changes/: now that the pull request has its number, add `changes/#PR.md` with its "
+        "line for the release notes (`Fixed: ...` for a bug, `Added: ...` for a feature), "
+        "as CONTRIBUTING.md §7 asks.",
     ),
     Rule(
         "batched-test",
@@ -124,7 +142,10 @@ RULES = (
 
 def comments(change: Change) -> list[dict[str, str]]:
     return [
-        {"rule": r.key, "text": r.comment.replace("#N", f"#{change.issue}")}
+        {
+            "rule": r.key,
+            "text": r.comment.replace("#N", f"#{change.issue}").replace("#PR", str(change.pr)),
+        }
         for r in RULES
         if r.kind in {change.kind, "any"} and r.holds(change)
     ]

@@ -416,7 +416,13 @@ def _pr(ws: Workspace, facts: Facts, step: Step, act: bool, done: list[str]) -> 
 def _change(ws: Workspace, facts: Facts, head: str) -> review.Change:
     base = ws.state["upstream_main"]
     return review.Change(
-        _repo(ws), base, head, facts.ci or {}, facts.issue.kind, facts.issue.number
+        _repo(ws),
+        base,
+        head,
+        facts.ci or {},
+        facts.issue.kind,
+        facts.issue.number,
+        facts.task["pr"]["number"],
     )
 
 

@@ -809,6 +809,25 @@ def test_bad_results_are_clear_errors(tmp_path: Path, sample: dict[str, Any]) ->
         benchmarks.render_embed(["checkpointing"], root, strict=False)
 
 
+def test_a_transformer_row_missing_a_field_is_a_schema_error_with_its_line(
+    tmp_path: Path, sample: dict[str, Any]
+) -> None:
+    root = _copy_snippets(tmp_path)
+    broken = json.loads(json.dumps(sample))
+    del broken["runs"][1]["rows"][2]["step_peak_bytes"]
+    path = _write(root, broken)
+    line = next(
+        number
+        for number, text in enumerate(path.read_text().splitlines(), 1)
+        if '"attention": "fused"' in text
+    )
+    with pytest.raises(benchmarks.BenchmarkError) as caught:
+        _render(root, "table")
+    (problem,) = [p for p in str(caught.value).splitlines() if "step_peak_bytes" in p]
+    found = int(re.search(r"checkpointing-cpu\.json:(\d+): runs\[1\]\.rows\[2\]", problem)[1])
+    assert found > line  # the line of that row, below the fused run's config
+
+
 def _broken(sample: dict[str, Any]) -> dict[str, Any]:
     """Three problems in one file."""
     broken = json.loads(json.dumps(sample))

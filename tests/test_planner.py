@@ -29,27 +29,31 @@ def mlp_units(data: dict) -> tuple[int, float]:
 def test_model_reproduces_every_committed_prediction(path):
     """The tables' predicted columns were written by the model the planner ports."""
     data = json.loads(path.read_text(encoding="utf-8"))
-    config = data["config"]
-    a = memory_model.boundary_bytes(
-        config["batch"], config["tokens"], config["hidden"], config["dtype"]
-    )
-    assert a == data["model"]["boundary_bytes"]
-    c, kept = mlp_units(data)
-    for row in data["rows"]:
-        saved, peak = memory_model.predict(
-            row["strategy"],
-            config["layers"],
-            a,
-            c,
-            kept,
-            layers_per_group=row["layers_per_group"],
-            segments=row["segments"],
+    for run in [data, *data.get("runs", [])]:
+        config, model = run["config"], run["model"]
+        a = memory_model.boundary_bytes(
+            config["batch"], config["tokens"], config["hidden"], config["dtype"]
         )
-        assert (saved, peak) == (row["predicted_saved_bytes"], row["predicted_peak_bytes"]), row
-        fraction = memory_model.recomputed_fraction(
-            row["strategy"], config["layers"], row["segments"]
-        )
-        assert fraction == row["recomputed_fraction"], row
+        assert a == model["boundary_bytes"]
+        per_block = model["block_bytes"]
+        core = memory_model.attention_core_share(config["tokens"], config["hidden"])
+        for row in run["rows"]:
+            kept = per_block["attention" if row["strategy"] == "selective-attention" else "matmuls"]
+            saved, peak = memory_model.predict(
+                row["strategy"],
+                config["layers"],
+                a,
+                per_block["full"] / a,
+                kept / a,
+                layers_per_group=row["layers_per_group"],
+                segments=row["segments"],
+            )
+            predicted = (row["predicted_saved_bytes"], row["predicted_peak_bytes"])
+            assert (round(saved), round(peak)) == predicted, row
+            fraction = memory_model.recomputed_fraction(
+                row["strategy"], config["layers"], row["segments"], core
+            )
+            assert fraction == row["recomputed_fraction"], row
 
 
 @pytest.mark.parametrize("dtype", ["bfloat16", "float16", "float32"])

@@ -604,7 +604,8 @@ class WholeStep:
         """Parameter, gradient and optimizer-state bytes, measured from the tensors themselves."""
 
         def nbytes(tensors: Any) -> int:
-            return sum(t.numel() * t.element_size() for t in tensors if t is not None)
+            local = [getattr(t, "_local_tensor", t) for t in tensors if t is not None]
+            return sum(t.numel() * t.element_size() for t in local)  # FSDP: this rank's shard
 
         state = [v for s in self.adam.state.values() for v in s.values() if torch.is_tensor(v)]
         return {

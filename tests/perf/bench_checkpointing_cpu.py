@@ -44,16 +44,14 @@ def main() -> None:
     reference = fsdp_step.unsharded()
     ranks = fsdp_step.run_ranks(timeout_s=30)
     fsdp = time.perf_counter() - start
-    print(
-        f"CPU measurements: {measured + fsdp:.1f} s (budget 60 s); of that FSDP {fsdp:.1f} s (budget 30 s)"
-    )
+    total = measured + fsdp
+    print(f"CPU measurements: {total:.1f} s (budget 60 s); FSDP {fsdp:.1f} s of it (budget 30 s)")
     for run in [results, *results["runs"]]:
         rows = run["rows"]
         none = next(r for r in rows if r["strategy"] == "none")
         print(f"\n{_title(run['config'])}")
-        print(
-            f"  {'strategy':<20} {'parameter':<19} {'step peak':>10} {'of none':>8} {'pred/meas':>9}"
-        )
+        head = f"  {'strategy':<20} {'parameter':<19} {'step peak':>10} {'of none':>8}"
+        print(f"{head} {'pred/meas':>9}")
         for row in rows:
             share = row["step_peak_bytes"] / none["step_peak_bytes"]
             ratio = row["predicted_step_peak_bytes"] / row["step_peak_bytes"]

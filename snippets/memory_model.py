@@ -247,11 +247,12 @@ def plan(layers: int, a: float, c: float, kept: float | None, budget: float) -> 
     args = (layers, a, c, kept, budget)
     groups = [_option("groups", "groups", *args, layers_per_group=g) for g in range(1, layers + 1)]
     segments = [_option("segments", "segments", *args, segments=s) for s in range(2, layers + 1)]
+    best_group = _best(groups)  # one layer per group is the every-layer row: shown once
     options = [
         _option("none", "none", *args),
         *([_option("selective", "selective", *args)] if kept is not None else []),
         *([_best(segments)] if segments else []),
-        _best(groups),
+        *([best_group] if best_group["layers_per_group"] != 1 else []),
         _option("every-layer", "groups", *args, layers_per_group=1),
     ]
     fitting = [o for o in options if o["fits"]]

@@ -99,7 +99,22 @@ def test_plan_picks_the_fastest_setting_that_fits():
 
 def test_plan_leaves_out_what_it_cannot_model():
     settings = [o["setting"] for o in memory_model.plan(1, 1e6, 10, None, 1e12)["options"]]
-    assert settings == ["none", "groups", "every-layer"]
+    assert settings == ["none", "every-layer"]  # one layer: its only group size is every layer
+
+
+def test_rows_that_coincide_are_shown_once():
+    """Where the best group size is one layer, "best group size" and "every layer" were the
+    same row twice: the plan keeps one."""
+    layers, a, c, kept = 24, 1e6, 10, 6
+    tight = memory_model.predict("groups", layers, a, c, layers_per_group=1)[1]
+    result = memory_model.plan(layers, a, c, kept, tight)
+    rows = [
+        (o["strategy"], o.get("layers_per_group"), o.get("segments")) for o in result["options"]
+    ]
+    assert len(rows) == len(set(rows)), rows
+    assert rows.count(("groups", 1, None)) == 1
+    roomy = memory_model.plan(layers, a, c, kept, 3 * tight)
+    assert {o["setting"] for o in roomy["options"]} >= {"groups", "every-layer"}
 
 
 class _Collect(HTMLParser):

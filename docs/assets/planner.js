@@ -90,7 +90,8 @@
     var options = [option("none", "none", m, {})];
     if (m.kept !== null) options.push(option("selective", "selective", m, {}));
     if (segments.length) options.push(best(segments));
-    options.push(best(groups));
+    var bestGroup = best(groups); // one layer per group is the every-layer row: shown once
+    if (bestGroup.layersPerGroup !== 1) options.push(bestGroup);
     options.push(option("every-layer", "groups", m, { layersPerGroup: 1 }));
     var recommended = null;
     options.forEach(function (o) {

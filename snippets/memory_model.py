@@ -237,14 +237,23 @@ def _best(candidates: list[dict]) -> dict:
     return min(candidates, key=lambda o: o["peak"])
 
 
-def plan(layers: int, a: float, c: float, kept: float | None, budget: float) -> dict:
+# The share of the budget a plan leaves free: what the model leaves out (backward's own
+# buffers, a few a in the course's measurements; the allocator's fragmentation) needs room.
+HEADROOM = 0.10
+
+
+def plan(
+    layers: int, a: float, c: float, kept: float | None, budget: float, headroom: float = HEADROOM
+) -> dict:
     """The planner's answer: one option per setting, and the fastest one that fits (or None).
+
+    An option fits when its predicted peak is at most ``budget * (1 - headroom)``.
 
     ``budget`` is in bytes, like ``a``. Options are in :data:`SETTINGS` order; selective is left
     out when ``kept`` is None (a custom block: which ops it would save is unknown), segments
     when there is one layer (``checkpoint_sequential`` needs two segments to checkpoint any).
     """
-    args = (layers, a, c, kept, budget)
+    args = (layers, a, c, kept, budget * (1 - headroom))
     groups = [_option("groups", "groups", *args, layers_per_group=g) for g in range(1, layers + 1)]
     segments = [_option("segments", "segments", *args, segments=s) for s in range(2, layers + 1)]
     best_group = _best(groups)  # one layer per group is the every-layer row: shown once

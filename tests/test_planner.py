@@ -75,9 +75,9 @@ def test_transformer_units_follow_korthikanti(dtype, tokens, hidden, heads):
 def test_plan_picks_the_fastest_setting_that_fits():
     a, c, kept, layers = 1e6, 10, 6, 24
     peak_none = layers * c * a
-    assert memory_model.plan(layers, a, c, kept, peak_none)["recommended"] == "none"
-    assert memory_model.plan(layers, a, c, kept, 1)["recommended"] is None
-    result = memory_model.plan(layers, a, c, kept, peak_none - 1)
+    assert memory_model.plan(layers, a, c, kept, peak_none, 0)["recommended"] == "none"
+    assert memory_model.plan(layers, a, c, kept, 1, 0)["recommended"] is None
+    result = memory_model.plan(layers, a, c, kept, peak_none - 1, 0)
     segments = next(o for o in result["options"] if o["setting"] == "segments")
     # the least recomputation among the segment counts that fit, and it beats every other setting
     fitting = [
@@ -89,7 +89,7 @@ def test_plan_picks_the_fastest_setting_that_fits():
     assert segments["fraction"] == min(fractions)
     assert result["recommended"] == "segments"
     # with no fitting segment count, the best one is the one with the lowest peak
-    tight = memory_model.plan(layers, a, c, kept, 2 * math.sqrt(c * layers) * a * 0.5)
+    tight = memory_model.plan(layers, a, c, kept, 2 * math.sqrt(c * layers) * a * 0.5, 0)
     segments = next(o for o in tight["options"] if o["setting"] == "segments")
     peaks = [
         memory_model.predict("segments", layers, a, c, segments=s)[1] for s in range(2, layers + 1)
@@ -100,6 +100,18 @@ def test_plan_picks_the_fastest_setting_that_fits():
 def test_plan_leaves_out_what_it_cannot_model():
     settings = [o["setting"] for o in memory_model.plan(1, 1e6, 10, None, 1e12)["options"]]
     assert settings == ["none", "every-layer"]  # one layer: its only group size is every layer
+
+
+def test_plan_leaves_its_stated_headroom_free():
+    """The new user's case of the issue: a recommendation that fills 99% of the budget is no
+    advice. A peak fits only when it leaves HEADROOM of the budget free."""
+    layers, a, c, kept = 24, 1e6, 10, 6
+    peak_none = layers * c * a
+    assert memory_model.plan(layers, a, c, kept, peak_none / 0.99)["recommended"] != "none"
+    roomy = memory_model.plan(layers, a, c, kept, peak_none / (1 - memory_model.HEADROOM))
+    assert roomy["recommended"] == "none"
+    for o in memory_model.plan(layers, a, c, kept, peak_none / 2)["options"]:
+        assert o["fits"] == (o["peak"] <= peak_none / 2 * (1 - memory_model.HEADROOM))
 
 
 def test_rows_that_coincide_are_shown_once():
@@ -142,4 +154,5 @@ def test_planner_form_is_labelled_and_carries_the_block_sizes_of_the_results():
     data = json.loads(RESULTS[0].read_text(encoding="utf-8"))
     assert (model["mlp"]["c"], model["mlp"]["kept"]) == mlp_units(data)
     assert model["forwardShare"] == memory_model.FORWARD_SHARE
+    assert model["headroom"] == memory_model.HEADROOM
     assert any(a.get("aria-live") == "polite" for _, a in parser.tags)

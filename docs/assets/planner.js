@@ -62,7 +62,7 @@
       peak: peak,
       fraction: fraction,
       overhead: fraction * m.forwardShare,
-      fits: peak <= m.budget,
+      fits: peak <= m.budget * (1 - m.headroom),
     };
   }
 
@@ -273,7 +273,8 @@
       sizes.textContent =
         "One boundary tensor a = " + fmtBytes(m.a) + "; each layer keeps c = " + fmtNumber(m.c) + " a; " + kept + ". " +
         "Overhead: the recomputed share of a forward pass × " + Math.round(m.forwardShare * 100) +
-        "% of a step (backward ≈ 2 × forward). Peaks are activations only.";
+        "% of a step (backward ≈ 2 × forward). Peaks are activations only. A setting fits when its peak " +
+        "leaves " + Math.round(m.headroom * 100) + "% of the budget free, for what the model leaves out.";
       var budget = fmtBytes(m.budget);
       if (result.recommended === null) {
         var lowest = result.options.reduce(function (x, o) {
@@ -315,6 +316,7 @@
         kept: units.kept,
         budget: v.budget * 1e9,
         forwardShare: model.forwardShare,
+        headroom: model.headroom,
       };
       render(m, plan(m), block.value);
     }

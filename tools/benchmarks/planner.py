@@ -71,6 +71,7 @@ def view_planner(results: list[Results], memory_model: ModuleType) -> str:
     model = {
         "itemsize": memory_model.ITEMSIZE,
         "forwardShare": memory_model.FORWARD_SHARE,
+        "headroom": memory_model.HEADROOM,
         "mlp": _mlp_units(results),
     }
     if set(memory_model.ITEMSIZE) != set(DTYPES):

@@ -45,6 +45,7 @@ import provenance
 import torch
 from torch import nn
 from torch.autograd.graph import save_on_cpu, saved_tensors_hooks
+from torch.nn import functional as F
 from torch.profiler import ProfilerActivity, profile
 from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils.checkpoint import (
@@ -85,9 +86,80 @@ class Block(nn.Module):
         return x + self.down(self.act(self.up(self.norm(x))))
 
 
-def build_model(layers: int, hidden: int) -> nn.Sequential:
+class AttentionCore(nn.Module):
+    """softmax(q kᵀ / √d + causal mask) v on [batch, heads, tokens, head size]: the part of
+    attention whose memory grows with tokens², and what Korthikanti et al. recompute.
+
+    ``explicit`` writes the ops out (matmul, softmax, dropout), so autograd keeps the scores'
+    softmax, the dropout mask and the dropped probabilities, each [batch, heads, T, T].
+    ``fused`` is ``F.scaled_dot_product_attention``, which keeps its output and one
+    log-sum-exp per row instead. The fused rows run without dropout: with dropout, torch's CPU
+    kernel falls back to the explicit ops, and the row would no longer show the fused path.
+    """
+
+    def __init__(self, path: str, dropout: float) -> None:
+        super().__init__()
+        self.path, self.dropout = path, dropout
+
+    def forward(self, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
+        p = self.dropout if self.training else 0.0
+        if self.path == "fused":
+            return F.scaled_dot_product_attention(q, k, v, dropout_p=p, is_causal=True)
+        tokens = q.shape[-2]
+        scores = q @ k.transpose(-2, -1) * q.shape[-1] ** -0.5
+        mask = torch.full((tokens, tokens), -math.inf, dtype=scores.dtype, device=q.device)
+        probs = torch.softmax(scores + mask.triu(1), dim=-1)  # an add keeps nothing for backward
+        return F.dropout(probs, p, self.training) @ v
+
+
+def run_core(
+    core: AttentionCore, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor
+) -> torch.Tensor:
+    return core(q, k, v)
+
+
+class TransformerBlock(nn.Module):
+    """Pre-norm decoder block: x + Linear(Attention(LayerNorm(x))), then the MLP block above.
+
+    Causal multi-head self-attention with ``heads`` heads of size hidden / heads. q, k and v
+    are made contiguous, so each is its own [B, T, H] tensor whatever the attention path.
+    ``forward(x, core=...)`` lets a strategy wrap the attention core (selective recomputation).
+    """
+
+    def __init__(self, hidden: int, heads: int, attention: str, dropout: float) -> None:
+        super().__init__()
+        self.heads = heads
+        self.norm = nn.LayerNorm(hidden)
+        self.qkv = nn.Linear(hidden, 3 * hidden)
+        self.core = AttentionCore(attention, dropout)
+        self.proj = nn.Linear(hidden, hidden)
+        self.mlp = Block(hidden)
+
+    def forward(
+        self, x: torch.Tensor, core: Callable[..., torch.Tensor] = run_core
+    ) -> torch.Tensor:
+        batch, tokens, hidden = x.shape
+        qkv = self.qkv(self.norm(x)).view(batch, tokens, 3, self.heads, hidden // self.heads)
+        q, k, v = (t.contiguous() for t in qkv.permute(2, 0, 3, 1, 4))
+        out = core(self.core, q, k, v).transpose(1, 2).reshape(batch, tokens, hidden)
+        return self.mlp(x + self.proj(out))
+
+
+def build_model(
+    layers: int, hidden: int, block: str = "mlp", heads: int = 1, attention: str = "explicit"
+) -> nn.Sequential:
     """L identical blocks; every boundary between two blocks is one [B, T, H] tensor, size a."""
-    return nn.Sequential(*(Block(hidden) for _ in range(layers)))
+    if block == "mlp":
+        return nn.Sequential(*(Block(hidden) for _ in range(layers)))
+    dropout = ATTENTION_DROPOUT[attention]
+    return nn.Sequential(
+        *(TransformerBlock(hidden, heads, attention, dropout) for _ in range(layers))
+    )
+
+
+# Attention-probability dropout per path: GPT-2's 0.1 where the ops are explicit (the case the
+# classic formula counts); none on the fused path (see AttentionCore).
+ATTENTION_DROPOUT = {"explicit": 0.1, "fused": 0.0}
 
 
 # What backward needs from one block, in units of a: LayerNorm keeps its input (1), Linear-up
@@ -150,6 +222,21 @@ def run_selective(
     return x
 
 
+def checkpointed_core(
+    core: AttentionCore, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor
+) -> torch.Tensor:
+    """Keep only q, k and v; backward recomputes scores, softmax and dropout (same mask)."""
+    return checkpoint(core, q, k, v, use_reentrant=False)
+
+
+def run_selective_attention(layers: nn.Sequential, x: torch.Tensor) -> torch.Tensor:
+    """Selective recomputation after Korthikanti et al.: every transformer block keeps all it
+    keeps without checkpointing, except its attention core, which backward recomputes."""
+    for layer in layers:
+        x = layer(x, core=checkpointed_core)
+    return x
+
+
 def offload_hooks(x: torch.Tensor) -> saved_tensors_hooks:
     """CPU offload: recompute nothing, copy every saved tensor to host memory instead."""
     return save_on_cpu(pin_memory=x.is_cuda)  # pinned host memory copies faster on CUDA
@@ -162,7 +249,7 @@ def offload_hooks(x: torch.Tensor) -> saved_tensors_hooks:
 class Strategy:
     """One row of the results: a strategy name and its (named, never "k") parameter."""
 
-    name: str  # "none" | "groups" | "segments" | "selective" | "offload"
+    name: str  # "none" | "groups" | "segments" | "selective" | "selective-attention" | "offload"
     layers_per_group: int | None = None
     segments: int | None = None
     preserve_rng_state: bool = True  # False only for the RNG-stash timing (groups)
@@ -176,6 +263,8 @@ class Strategy:
             return run_segments(layers, x, self.segments)
         if self.name == "selective":
             return run_selective(layers, x, policy)
+        if self.name == "selective-attention":
+            return run_selective_attention(layers, x)
         return run_plain(layers, x)  # "none", and "offload" (plain + hooks)
 
     def hooks(self, x: torch.Tensor) -> saved_tensors_hooks | None:
@@ -267,20 +356,46 @@ class Config:
     segments: tuple[int, ...]
     warmup: int  # untimed steps before measuring (allocator, kernel selection)
     repeats: int  # timed steps; the median is reported; 0 = no timing
+    block: str = "mlp"  # "mlp" | "transformer"
+    heads: int = 1  # attention heads (transformer)
+    attention: str = "explicit"  # "explicit" | "fused" (transformer)
+    autocast: str | None = None  # e.g. "bfloat16": forward under torch.autocast in that dtype
 
     def __post_init__(self) -> None:
         for n in (*self.layers_per_group, *self.segments):
             if not 1 <= n <= self.layers:  # checkpoint_sequential raises for segments > layers
                 raise ValueError(f"{n} layers per group or segments: needs 1..{self.layers}")
+        if self.block not in ("mlp", "transformer") or self.attention not in ATTENTION_DROPOUT:
+            raise ValueError(f"unknown block {self.block!r} or attention {self.attention!r}")
+        if self.heads < 1 or self.hidden % self.heads:
+            raise ValueError(f"{self.heads} heads do not divide hidden size {self.hidden}")
 
     def strategies(self) -> list[Strategy]:
+        attention = [Strategy("selective-attention")] if self.block == "transformer" else []
         return [
             Strategy("none"),
             *(Strategy("groups", layers_per_group=n) for n in self.layers_per_group),
             *(Strategy("segments", segments=n) for n in self.segments),
             Strategy("selective"),
+            *attention,
             Strategy("offload"),
         ]
+
+    def block_bytes(self, device: torch.device | str = "cpu") -> dict[str, int]:
+        """What one block keeps for backward, by ``memory_model.block_bytes``."""
+        compute = memory_model.ITEMSIZE[self.autocast] if self.autocast else None
+        on_cuda = torch.device(device).type == "cuda"
+        return memory_model.block_bytes(
+            self.block,
+            self.batch,
+            self.tokens,
+            self.hidden,
+            heads=self.heads,
+            attention=self.attention,
+            size=memory_model.ITEMSIZE[self.dtype],
+            compute_size=compute,
+            mask_size=1 if on_cuda else None,  # CUDA's fused dropout keeps a bool mask
+        )
 
     @property
     def boundary_bytes(self) -> int:
@@ -304,23 +419,70 @@ CONFIGS = {
 }
 
 
-def predict(strategy: Strategy, config: Config) -> tuple[int, int]:
-    """(bytes saved for backward, peak bytes): the course's model (``memory_model``) for the
-    MLP block, from the per-layer sizes a and c * a."""
-    return memory_model.predict(
+def transformer_variants(
+    base: Config, *, batch: int, tokens: int, heads: int
+) -> tuple[Config, ...]:
+    """The transformer block beside ``base``'s MLP rows: explicit and fused attention in the
+    base dtype, and explicit attention with a float32 model under bfloat16 autocast. Half the
+    layers and fewer group sizes and segment counts than the MLP rows: those trade-offs are the
+    MLP rows' topic; here it is attention, the whole step and precision, whose ratios to a do
+    not depend on the number of layers."""
+    block = dataclasses.replace(
+        base,
+        block="transformer",
+        layers=12,
+        batch=batch,
+        tokens=tokens,
+        heads=heads,
+        layers_per_group=(1, 4),
+        segments=(4,),
+        repeats=min(base.repeats, 3),
+    )
+    return (
+        block,
+        dataclasses.replace(block, attention="fused"),
+        dataclasses.replace(block, dtype="float32", autocast="bfloat16"),
+    )
+
+
+# Heads * tokens / hidden = 32 in both: the attention scores weigh 32 a per softmax-sized
+# tensor, as in a 2048-wide, 16-head model at 4,096 tokens; batch * tokens / hidden = 2 in both.
+VARIANTS = {
+    "cpu": transformer_variants(CONFIGS["cpu"], batch=1, tokens=128, heads=16),
+    "gpu": transformer_variants(GPU, batch=1, tokens=4096, heads=16),
+}
+
+
+def predict(
+    strategy: Strategy, config: Config, device: torch.device | str = "cpu"
+) -> tuple[int, int]:
+    """(bytes saved for backward, peak bytes): the course's model (``memory_model``), from the
+    per-layer sizes a and c * a that ``memory_model.block_bytes`` counts from the blocks."""
+    a, per_block = config.boundary_bytes, config.block_bytes(device)
+    kept = per_block["attention" if strategy.name == "selective-attention" else "matmuls"]
+    saved, peak = memory_model.predict(
         strategy.name,
         config.layers,
-        config.boundary_bytes,
-        ACTIVATIONS_PER_LAYER,
-        memory_model.selective_units(MATMUL_OUTPUTS_PER_LAYER),
+        a,
+        per_block["full"] / a,
+        kept / a,
         layers_per_group=strategy.layers_per_group,
         segments=strategy.segments,
     )
+    return round(saved), round(peak)
+
+
+def predicted_state(config: Config) -> dict[str, float]:
+    """Parameter, gradient and Adam-state bytes of the model, by ``memory_model``."""
+    per_block, tensors = memory_model.block_parameters(config.block, config.hidden)
+    size = memory_model.ITEMSIZE[config.dtype]
+    return memory_model.state_bytes(config.layers * per_block, config.layers * tensors, size)
 
 
 def recomputed_fraction(strategy: Strategy, config: Config) -> float | None:
     """Share of one forward pass that backward re-runs (None: offload moves data instead)."""
-    return memory_model.recomputed_fraction(strategy.name, config.layers, strategy.segments)
+    core = memory_model.attention_core_share(config.tokens, config.hidden)
+    return memory_model.recomputed_fraction(strategy.name, config.layers, strategy.segments, core)
 
 
 # --8<-- [start:device]
@@ -365,21 +527,22 @@ def start_cpu_peak_memory() -> Callable[[], int]:
 def time_step(step: Callable[..., None], device: torch.device) -> tuple[float, float]:
     """Run ``step(mark)`` once; return (forward seconds, whole-step seconds).
 
-    ``step`` calls mark(0) before the forward, mark(1) after it, mark(2) after backward. On CUDA
-    the marks are events on the stream (kernels run asynchronously); on CPU wall-clock reads.
+    ``step`` calls mark(0) before the forward, mark(1) after it, mark(2) after backward and
+    mark(3) after the optimizer step. On CUDA the marks are events on the stream (kernels run
+    asynchronously); on CPU wall-clock reads.
     """
     if device.type == "cuda":
-        events = [torch.cuda.Event(enable_timing=True) for _ in range(3)]
+        events = [torch.cuda.Event(enable_timing=True) for _ in range(4)]
         step(lambda i: events[i].record())
         torch.cuda.synchronize(device)
-        return events[0].elapsed_time(events[1]) / 1e3, events[0].elapsed_time(events[2]) / 1e3
-    marks = [0.0, 0.0, 0.0]
+        return events[0].elapsed_time(events[1]) / 1e3, events[0].elapsed_time(events[3]) / 1e3
+    marks = [0.0, 0.0, 0.0, 0.0]
 
     def mark(i: int) -> None:
         marks[i] = time.perf_counter()
 
     step(mark)
-    return marks[1] - marks[0], marks[2] - marks[0]
+    return marks[1] - marks[0], marks[3] - marks[0]
 
 
 @contextlib.contextmanager
@@ -409,6 +572,52 @@ def _no_mark(i: int) -> None:
     pass
 
 
+# --8<-- [start:whole_step]
+class WholeStep:
+    """Adam over the model's parameters, and what it takes to give every strategy the same step.
+
+    After each ``optimizer.step()`` the weights go back to where they started, so every strategy
+    computes its gradients from the same weights and they can be compared; the optimizer's
+    arithmetic and memory are those of a real step. ``autocast``: the forward's dtype, or None.
+    """
+
+    def __init__(self, layers: nn.Sequential, autocast: str | None = None) -> None:
+        self.params = list(layers.parameters())
+        self.adam = torch.optim.Adam(self.params)
+        self.initial = [p.detach().clone() for p in self.params]
+        self.autocast = autocast
+
+    def forward_context(self, device: torch.device) -> Any:
+        if self.autocast is None:
+            return contextlib.nullcontext()
+        return torch.autocast(device.type, dtype=getattr(torch, self.autocast))
+
+    def step(self) -> None:
+        self.adam.step()
+
+    def restore(self) -> None:
+        with torch.no_grad():
+            for p, w in zip(self.params, self.initial, strict=True):
+                p.copy_(w)
+
+    def state_bytes(self) -> dict[str, int]:
+        """Parameter, gradient and optimizer-state bytes, measured from the tensors themselves."""
+
+        def nbytes(tensors: Any) -> int:
+            local = [getattr(t, "_local_tensor", t) for t in tensors if t is not None]
+            return sum(t.numel() * t.element_size() for t in local)  # FSDP: this rank's shard
+
+        state = [v for s in self.adam.state.values() for v in s.values() if torch.is_tensor(v)]
+        return {
+            "parameter_bytes": nbytes(self.params),
+            "gradient_bytes": nbytes(p.grad for p in self.params),
+            "optimizer_bytes": nbytes(state),
+        }
+
+
+# --8<-- [end:whole_step]
+
+
 # --8<-- [start:measure]
 def train_step(
     strategy: Strategy,
@@ -416,19 +625,27 @@ def train_step(
     make_input: Callable[[], torch.Tensor],
     mark: Callable[[int], None] = _no_mark,
     meter: SavedBytes | None = None,
+    whole: WholeStep | None = None,
 ) -> None:
-    """One forward + backward; ``mark(0..2)`` brackets the forward and the backward."""
+    """One forward + backward (+ optimizer step with ``whole``); ``mark(0..3)`` brackets them."""
     layers.zero_grad(set_to_none=False)  # keep gradient buffers: part of the baseline
+    torch.manual_seed(2)  # the same dropout masks in every step, so gradients compare
     x = make_input()  # created after the baseline, so it counts as activation memory
     mark(0)
     hooks, policy = strategy.hooks(x), save_matmuls
     if meter is not None:  # count what the strategy keeps, around its own hooks and policy
         meter.inner, hooks, policy = hooks, meter, meter.watch(policy)
-    with hooks if hooks is not None else contextlib.nullcontext():
-        loss = strategy.forward(layers, x, policy).mean()
+    precision = whole.forward_context(x.device) if whole else contextlib.nullcontext()
+    with hooks if hooks is not None else contextlib.nullcontext(), precision:
+        loss = strategy.forward(layers, x, policy).float().mean()
     mark(1)
     loss.backward()
     mark(2)
+    if whole is not None:
+        whole.step()
+    mark(3)
+    if whole is not None:
+        whole.restore()
 
 
 def measure(
@@ -437,15 +654,22 @@ def measure(
     make_input: Callable[[], torch.Tensor],
     config: Config,
     reference: list[torch.Tensor] | None,
+    whole: WholeStep,
 ) -> tuple[dict[str, Any], list[torch.Tensor]]:
-    """Memory and gradients of one strategy (timing is done later, for all strategies at once)."""
+    """Memory and gradients of one strategy (timing is done later, for all strategies at once).
+
+    The whole step's peak is what was resident before it (parameters, gradients, optimizer
+    state) plus the highest allocation above that during forward, backward and optimizer step.
+    """
     params = list(layers.parameters())
     for _ in range(config.warmup):
-        train_step(strategy, layers, make_input)
+        train_step(strategy, layers, make_input, whole=whole)
     meter = SavedBytes(params)
-    peak = start_peak_memory(params[0].device)
+    device = params[0].device
+    resident = sum(whole.state_bytes().values())
+    peak = start_peak_memory(device)
     try:
-        train_step(strategy, layers, make_input, meter=meter)
+        train_step(strategy, layers, make_input, meter=meter, whole=whole)
     finally:  # stop counting (on CPU: stop the profiler) even when the step fails
         peak_bytes = peak()
     grads = [p.grad.detach().clone() for p in params]
@@ -453,7 +677,7 @@ def measure(
     equal, max_diff = None, None
     if reference is not None:
         equal, max_diff = compare_grads(grads, reference, config.dtype)
-    predicted_saved, predicted_peak = predict(strategy, config)
+    predicted_saved, predicted_peak = predict(strategy, config, device)
     row = {
         "strategy": strategy.name,
         "layers_per_group": strategy.layers_per_group,
@@ -464,11 +688,16 @@ def measure(
         "predicted_saved_bytes": predicted_saved,
         "peak_bytes": peak_bytes,
         "predicted_peak_bytes": predicted_peak,
+        "step_peak_bytes": resident + peak_bytes,
+        "predicted_step_peak_bytes": round(predicted_state(config)["total"]) + predicted_peak,
         "recomputed_fraction": recomputed_fraction(strategy, config),
         "grads_equal": equal,
         "grad_max_rel_diff": max_diff,
     }
     return row, grads
+
+
+# --8<-- [end:measure]
 
 
 # Largest allowed |gradient - reference| / max |reference|, per tensor. Recomputation runs the same
@@ -493,11 +722,13 @@ def compare_grads(
     return worst <= GRAD_TOLERANCE[dtype], worst
 
 
+# --8<-- [start:timing]
 def time_strategies(
     strategies: list[Strategy],
     layers: nn.Sequential,
     make_input: Callable[[], torch.Tensor],
     repeats: int,
+    whole: WholeStep | None = None,
 ) -> tuple[dict[Strategy, list[tuple[float, float]]], dict[Strategy, str]]:
     """(forward, step) seconds per strategy, in rounds: one step of each strategy per round.
 
@@ -512,7 +743,7 @@ def time_strategies(
     for _ in range(repeats):
         for strategy in [s for s in strategies if s not in failed]:
             try:
-                step = partial(train_step, strategy, layers, make_input)
+                step = partial(train_step, strategy, layers, make_input, whole=whole)
                 times[strategy].append(time_step(step, device))
                 continue
             except OutOfMemory as error:
@@ -522,7 +753,7 @@ def time_strategies(
     return times, failed
 
 
-# --8<-- [end:measure]
+# --8<-- [end:timing]
 
 
 # --8<-- [start:autocast]
@@ -588,6 +819,8 @@ def _oom_row(strategy: Strategy, config: Config, message: str) -> dict[str, Any]
         "predicted_saved_bytes": predicted_saved,
         "peak_bytes": None,
         "predicted_peak_bytes": predicted_peak,
+        "step_peak_bytes": None,
+        "predicted_step_peak_bytes": round(predicted_state(config)["total"]) + predicted_peak,
         "recomputed_fraction": recomputed_fraction(strategy, config),
         "grads_equal": None,
         "grad_max_rel_diff": None,
@@ -595,21 +828,36 @@ def _oom_row(strategy: Strategy, config: Config, message: str) -> dict[str, Any]
 
 
 def run_benchmark(
-    config: Config, device: torch.device | str = "cpu", strategies: list[Strategy] | None = None
+    config: Config,
+    device: torch.device | str = "cpu",
+    strategies: list[Strategy] | None = None,
+    variants: tuple[Config, ...] = (),
 ) -> dict[str, Any]:
-    """Measure every strategy of ``config`` on ``device``; returns the results-file content."""
+    """Measure every strategy of ``config`` on ``device``, then every strategy of each variant
+    (another block, attention path or precision); returns the results-file content."""
     device = torch.device(device)
     with cpu_threads(device):
-        return _run(config, device, strategies or config.strategies())
+        main = _run(config, device, strategies or config.strategies())
+        runs = [_run(variant, device, variant.strategies()) for variant in variants]
+    return {
+        "schema_version": provenance.SCHEMA_VERSION,
+        "benchmark": "checkpointing",
+        "provenance": provenance.collect(device, Path(__file__), ROOT),
+        **main,
+        **({"runs": runs} if runs else {}),
+    }
 
 
 def _run(config: Config, device: torch.device, strategies: list[Strategy]) -> dict[str, Any]:
     dtype = getattr(torch, config.dtype)
     torch.manual_seed(0)
     with torch.device(device):
-        layers = build_model(config.layers, config.hidden).to(dtype)
+        layers = build_model(
+            config.layers, config.hidden, config.block, config.heads, config.attention
+        ).to(dtype)
     for p in layers.parameters():
         p.grad = torch.zeros_like(p)
+    whole = WholeStep(layers, config.autocast)
 
     def make_input() -> torch.Tensor:
         generator = torch.Generator(device=device).manual_seed(1)  # same input every step
@@ -619,7 +867,7 @@ def _run(config: Config, device: torch.device, strategies: list[Strategy]) -> di
     rows, reference, measured = [], None, []
     for strategy in strategies:
         try:
-            row, grads = measure(strategy, layers, make_input, config, reference)
+            row, grads = measure(strategy, layers, make_input, config, reference, whole)
             measured.append(strategy)
         except OutOfMemory as error:
             row, grads = _oom_row(strategy, config, str(error).splitlines()[0]), None
@@ -627,25 +875,24 @@ def _run(config: Config, device: torch.device, strategies: list[Strategy]) -> di
         if strategy.name == "none":
             reference = grads
         rows.append(row)
-    # Every layer checkpointed, RNG stash off: timed in the same rounds as the rows.
+    # Every layer checkpointed, RNG stash off: timed in the same rounds as the rows. Only for
+    # the MLP block, which has no dropout: without the stash, dropout's masks would differ.
     every_layer = Strategy("groups", layers_per_group=1)
     no_stash = dataclasses.replace(every_layer, preserve_rng_state=False)
     stash_grads_equal = None
-    if config.repeats and every_layer in measured:
-        stash_row, _ = measure(no_stash, layers, make_input, config, reference)
+    if config.repeats and config.block == "mlp" and every_layer in measured:
+        stash_row, _ = measure(no_stash, layers, make_input, config, reference, whole)
         stash_grads_equal = stash_row["grads_equal"]
         measured.append(no_stash)
     times: dict[Strategy, list[tuple[float, float]]] = {}
     failed: dict[Strategy, str] = {}
     if config.repeats:
-        times, failed = time_strategies(measured, layers, make_input, config.repeats)
+        times, failed = time_strategies(measured, layers, make_input, config.repeats, whole)
         release_memory(device)
     for strategy, row in zip(strategies, rows, strict=True):
         if strategy in failed:  # its memory figures stand; a timing it could not finish does not
             row.update(status="oom", error=f"out of memory while timing: {failed[strategy]}")
-        samples = times.get(strategy)
-        row["step_time_s"] = statistics.median(t[1] for t in samples) if samples else None
-        row["forward_time_s"] = statistics.median(t[0] for t in samples) if samples else None
+        row.update(_timing(times.get(strategy)))
     _add_overheads(rows)
     extra: dict[str, Any] = {}
     if stash_grads_equal is not None and times.get(every_layer) and times.get(no_stash):
@@ -655,23 +902,51 @@ def _run(config: Config, device: torch.device, strategies: list[Strategy]) -> di
             "step_times_s": [t[1] for t in times[every_layer]],
             "step_times_no_stash_s": [t[1] for t in times[no_stash]],
         }
-    if config.dtype == "float32":  # a model already in 16 bits has nothing to compare
-        extra["autocast"] = measure_autocast(layers, make_input)
+    if config.dtype == "float32" and config.block == "mlp" and config.autocast is None:
+        extra["autocast"] = measure_autocast(layers, make_input)  # the MLP block's dtypes
         release_memory(device)
+    per_block = config.block_bytes(device)
+    a = config.boundary_bytes
     return {
-        "schema_version": provenance.SCHEMA_VERSION,
-        "benchmark": "checkpointing",
-        "provenance": provenance.collect(device, Path(__file__), ROOT),
         "config": {**dataclasses.asdict(config), "device": str(device)},
         "model": {
-            "block": "pre-norm MLP: LayerNorm -> Linear(H, 4H) -> GELU -> Linear(4H, H), residual",
-            "boundary_bytes": config.boundary_bytes,
-            "activations_per_layer": ACTIVATIONS_PER_LAYER,
-            "matmul_outputs_per_layer": MATMUL_OUTPUTS_PER_LAYER,
+            "block": BLOCK_DESCRIPTIONS[config.block],
+            "boundary_bytes": a,
+            "activations_per_layer": ACTIVATIONS_PER_LAYER if config.block == "mlp" else None,
+            "matmul_outputs_per_layer": MATMUL_OUTPUTS_PER_LAYER if config.block == "mlp" else None,
+            "block_bytes": per_block,
             "parameter_bytes": sum(p.numel() * p.element_size() for p in layers.parameters()),
         },
+        "state": {**whole.state_bytes(), "predicted": predicted_state(config)},
         "rows": rows,
         **extra,
+    }
+
+
+BLOCK_DESCRIPTIONS = {
+    "mlp": "pre-norm MLP: LayerNorm -> Linear(H, 4H) -> GELU -> Linear(4H, H), residual",
+    "transformer": "pre-norm decoder: LayerNorm -> causal multi-head self-attention -> "
+    "Linear(H, H), residual; then the MLP block",
+}
+
+
+def _timing(samples: list[tuple[float, float]] | None) -> dict[str, Any]:
+    """Median step and forward times, every round's step time, and their spread: the
+    interquartile range of the rounds (None with fewer than two rounds)."""
+    if not samples:
+        return {
+            "step_time_s": None,
+            "forward_time_s": None,
+            "step_times_s": [],
+            "step_time_spread_s": None,
+        }
+    steps = [t[1] for t in samples]
+    quartiles = statistics.quantiles(steps, n=4) if len(steps) > 1 else None
+    return {
+        "step_time_s": statistics.median(steps),
+        "forward_time_s": statistics.median(t[0] for t in samples),
+        "step_times_s": steps,
+        "step_time_spread_s": quartiles[2] - quartiles[0] if quartiles else None,
     }
 
 

@@ -18,38 +18,41 @@ from tools.build.buildinfo import ROOT
 RESULTS = sorted((ROOT / "docs" / "benchmarks").glob("*.json"))
 
 
-def mlp_units(data: dict) -> tuple[int, float]:
+def mlp_units(data: dict) -> tuple[float, float]:
     model = data["model"]
-    return model["activations_per_layer"], memory_model.selective_units(
-        model["matmul_outputs_per_layer"]
-    )
+    a, per_block = model["boundary_bytes"], model["block_bytes"]
+    return per_block["full"] / a, per_block["matmuls"] / a
 
 
 @pytest.mark.parametrize("path", RESULTS, ids=lambda p: p.name)
 def test_model_reproduces_every_committed_prediction(path):
     """The tables' predicted columns were written by the model the planner ports."""
     data = json.loads(path.read_text(encoding="utf-8"))
-    config = data["config"]
-    a = memory_model.boundary_bytes(
-        config["batch"], config["tokens"], config["hidden"], config["dtype"]
-    )
-    assert a == data["model"]["boundary_bytes"]
-    c, kept = mlp_units(data)
-    for row in data["rows"]:
-        saved, peak = memory_model.predict(
-            row["strategy"],
-            config["layers"],
-            a,
-            c,
-            kept,
-            layers_per_group=row["layers_per_group"],
-            segments=row["segments"],
+    for run in [data, *data.get("runs", [])]:
+        config, model = run["config"], run["model"]
+        a = memory_model.boundary_bytes(
+            config["batch"], config["tokens"], config["hidden"], config["dtype"]
         )
-        assert (saved, peak) == (row["predicted_saved_bytes"], row["predicted_peak_bytes"]), row
-        fraction = memory_model.recomputed_fraction(
-            row["strategy"], config["layers"], row["segments"]
-        )
-        assert fraction == row["recomputed_fraction"], row
+        assert a == model["boundary_bytes"]
+        per_block = model["block_bytes"]
+        core = memory_model.attention_core_share(config["tokens"], config["hidden"])
+        for row in run["rows"]:
+            kept = per_block["attention" if row["strategy"] == "selective-attention" else "matmuls"]
+            saved, peak = memory_model.predict(
+                row["strategy"],
+                config["layers"],
+                a,
+                per_block["full"] / a,
+                kept / a,
+                layers_per_group=row["layers_per_group"],
+                segments=row["segments"],
+            )
+            predicted = (row["predicted_saved_bytes"], row["predicted_peak_bytes"])
+            assert (round(saved), round(peak)) == predicted, row
+            fraction = memory_model.recomputed_fraction(
+                row["strategy"], config["layers"], row["segments"], core
+            )
+            assert fraction == row["recomputed_fraction"], row
 
 
 @pytest.mark.parametrize("dtype", ["bfloat16", "float16", "float32"])
@@ -72,9 +75,9 @@ def test_transformer_units_follow_korthikanti(dtype, tokens, hidden, heads):
 def test_plan_picks_the_fastest_setting_that_fits():
     a, c, kept, layers = 1e6, 10, 6, 24
     peak_none = layers * c * a
-    assert memory_model.plan(layers, a, c, kept, peak_none)["recommended"] == "none"
-    assert memory_model.plan(layers, a, c, kept, 1)["recommended"] is None
-    result = memory_model.plan(layers, a, c, kept, peak_none - 1)
+    assert memory_model.plan(layers, a, c, kept, peak_none, 0)["recommended"] == "none"
+    assert memory_model.plan(layers, a, c, kept, 1, 0)["recommended"] is None
+    result = memory_model.plan(layers, a, c, kept, peak_none - 1, 0)
     segments = next(o for o in result["options"] if o["setting"] == "segments")
     # the least recomputation among the segment counts that fit, and it beats every other setting
     fitting = [
@@ -86,7 +89,7 @@ def test_plan_picks_the_fastest_setting_that_fits():
     assert segments["fraction"] == min(fractions)
     assert result["recommended"] == "segments"
     # with no fitting segment count, the best one is the one with the lowest peak
-    tight = memory_model.plan(layers, a, c, kept, 2 * math.sqrt(c * layers) * a * 0.5)
+    tight = memory_model.plan(layers, a, c, kept, 2 * math.sqrt(c * layers) * a * 0.5, 0)
     segments = next(o for o in tight["options"] if o["setting"] == "segments")
     peaks = [
         memory_model.predict("segments", layers, a, c, segments=s)[1] for s in range(2, layers + 1)
@@ -96,7 +99,34 @@ def test_plan_picks_the_fastest_setting_that_fits():
 
 def test_plan_leaves_out_what_it_cannot_model():
     settings = [o["setting"] for o in memory_model.plan(1, 1e6, 10, None, 1e12)["options"]]
-    assert settings == ["none", "groups", "every-layer"]
+    assert settings == ["none", "every-layer"]  # one layer: its only group size is every layer
+
+
+def test_plan_leaves_its_stated_headroom_free():
+    """The new user's case of the issue: a recommendation that fills 99% of the budget is no
+    advice. A peak fits only when it leaves HEADROOM of the budget free."""
+    layers, a, c, kept = 24, 1e6, 10, 6
+    peak_none = layers * c * a
+    assert memory_model.plan(layers, a, c, kept, peak_none / 0.99)["recommended"] != "none"
+    roomy = memory_model.plan(layers, a, c, kept, peak_none / (1 - memory_model.HEADROOM))
+    assert roomy["recommended"] == "none"
+    for o in memory_model.plan(layers, a, c, kept, peak_none / 2)["options"]:
+        assert o["fits"] == (o["peak"] <= peak_none / 2 * (1 - memory_model.HEADROOM))
+
+
+def test_rows_that_coincide_are_shown_once():
+    """Where the best group size is one layer, "best group size" and "every layer" were the
+    same row twice: the plan keeps one."""
+    layers, a, c, kept = 24, 1e6, 10, 6
+    tight = memory_model.predict("groups", layers, a, c, layers_per_group=1)[1]
+    result = memory_model.plan(layers, a, c, kept, tight)
+    rows = [
+        (o["strategy"], o.get("layers_per_group"), o.get("segments")) for o in result["options"]
+    ]
+    assert len(rows) == len(set(rows)), rows
+    assert rows.count(("groups", 1, None)) == 1
+    roomy = memory_model.plan(layers, a, c, kept, 3 * tight)
+    assert {o["setting"] for o in roomy["options"]} >= {"groups", "every-layer"}
 
 
 class _Collect(HTMLParser):
@@ -124,4 +154,5 @@ def test_planner_form_is_labelled_and_carries_the_block_sizes_of_the_results():
     data = json.loads(RESULTS[0].read_text(encoding="utf-8"))
     assert (model["mlp"]["c"], model["mlp"]["kept"]) == mlp_units(data)
     assert model["forwardShare"] == memory_model.FORWARD_SHARE
+    assert model["headroom"] == memory_model.HEADROOM
     assert any(a.get("aria-live") == "polite" for _, a in parser.tags)

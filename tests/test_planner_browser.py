@@ -13,6 +13,7 @@ import re
 
 import memory_model
 import pytest
+from test_planner import mlp_units
 
 from tools.benchmarks.formatting import fmt_bytes
 from tools.build.buildinfo import ROOT
@@ -71,8 +72,8 @@ def grid() -> list[dict]:
 
 
 def expected_units(block, tokens, hidden, heads, dtype, c):
-    if block == "mlp":
-        return 10, memory_model.selective_units(5)
+    if block == "mlp":  # the planner's MLP sizes are the results files' (test_planner checks)
+        return mlp_units(json.loads(RESULTS[0].read_text(encoding="utf-8")))
     if block == "transformer":
         return memory_model.transformer_units(tokens, hidden, heads, dtype)
     return c, None
@@ -178,7 +179,7 @@ def test_planner_predicts_each_results_files_predicted_column(open_site, path):
           const a = config.batch * config.tokens * config.hidden * model.itemsize[config.dtype];
           return rows.map(r => window.coursePlanner.predict(r.strategy, config.layers, a,
             model.mlp.c, model.mlp.kept,
-            {layersPerGroup: r.layers_per_group, segments: r.segments}).concat(
+            {layersPerGroup: r.layers_per_group, segments: r.segments}).map(Math.round).concat(
             [window.coursePlanner.recomputedFraction(r.strategy, config.layers, r.segments)]));
         }""",
         [config, data["rows"]],
@@ -193,7 +194,8 @@ def test_planner_predicts_each_results_files_predicted_column(open_site, path):
     assert tables[gpu_first.index(path)] == predicted_column
 
     # The same configuration typed into the form: its no-checkpointing and every-layer rows.
-    fill(page, {**config, "block": "mlp", "budget": 1000.0})
+    sizes = {k: config[k] for k in ("layers", "batch", "tokens", "hidden", "dtype")}
+    fill(page, {**sizes, "block": "mlp", "budget": 1000.0})
     shown = {r["setting"]: r for r in read(page)["rows"]}
     by_key = {(r["strategy"], r["layers_per_group"]): r for r in data["rows"]}
     for setting, key in (("none", ("none", None)), ("every-layer", ("groups", 1))):

@@ -62,7 +62,7 @@
       peak: peak,
       fraction: fraction,
       overhead: fraction * m.forwardShare,
-      fits: peak <= m.budget,
+      fits: peak <= m.budget * (1 - m.headroom),
     };
   }
 
@@ -90,7 +90,8 @@
     var options = [option("none", "none", m, {})];
     if (m.kept !== null) options.push(option("selective", "selective", m, {}));
     if (segments.length) options.push(best(segments));
-    options.push(best(groups));
+    var bestGroup = best(groups); // one layer per group is the every-layer row: shown once
+    if (bestGroup.layersPerGroup !== 1) options.push(bestGroup);
     options.push(option("every-layer", "groups", m, { layersPerGroup: 1 }));
     var recommended = null;
     options.forEach(function (o) {
@@ -271,7 +272,8 @@
       sizes.textContent =
         "One boundary tensor a = " + fmtBytes(m.a) + "; each layer keeps c = " + fmtNumber(m.c) + " a; " + kept + ". " +
         "Overhead: the recomputed share of a forward pass × " + Math.round(m.forwardShare * 100) +
-        "% of a step (backward ≈ 2 × forward). Peaks are activations only.";
+        "% of a step (backward ≈ 2 × forward). Peaks are activations only. A setting fits when its peak " +
+        "leaves " + Math.round(m.headroom * 100) + "% of the budget free, for what the model leaves out.";
       var budget = fmtBytes(m.budget);
       if (result.recommended === null) {
         var lowest = result.options.reduce(function (x, o) {
@@ -313,6 +315,7 @@
         kept: units.kept,
         budget: v.budget * 1e9,
         forwardShare: model.forwardShare,
+        headroom: model.headroom,
       };
       render(m, plan(m), block.value);
     }

@@ -40,7 +40,13 @@ from tools.benchmarks.results import (
     load_results,
     results_files,
 )
-from tools.benchmarks.tables import view_autocast, view_rng_stash, view_summary, view_table
+from tools.benchmarks.tables import (
+    view_autocast,
+    view_rng_stash,
+    view_step,
+    view_summary,
+    view_table,
+)
 
 __all__ = [
     "BENCHMARKS",
@@ -62,6 +68,7 @@ _RENDERERS: dict[str, Callable[[list[Results]], str]] = {
     "summary": view_summary,
     "rng-stash": view_rng_stash,
     "autocast": view_autocast,
+    "step": view_step,
 }
 VIEWS = (*_RENDERERS, "planner")
 

@@ -18,6 +18,7 @@ STRATEGY_NAMES = {
     "groups": "checkpoint() per group",
     "segments": "checkpoint_sequential()",
     "selective": "Selective (save matmuls)",
+    "selective-attention": "Selective (recompute attention core)",
     "offload": "CPU offload (save_on_cpu)",
 }
 

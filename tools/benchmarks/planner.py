@@ -71,7 +71,8 @@ def view_planner(results: list[Results], memory_model: ModuleType) -> str:
     model = {
         "itemsize": memory_model.ITEMSIZE,
         "forwardShare": memory_model.FORWARD_SHARE,
-        "mlp": _mlp_units(results, memory_model),
+        "headroom": memory_model.HEADROOM,
+        "mlp": _mlp_units(results),
     }
     if set(memory_model.ITEMSIZE) != set(DTYPES):
         raise BenchmarkError(f"planner: dtypes {DTYPES} differ from memory_model.ITEMSIZE")
@@ -102,17 +103,19 @@ def view_planner(results: list[Results], memory_model: ModuleType) -> str:
     return "\n".join(parts)
 
 
-def _mlp_units(results: list[Results], memory_model: ModuleType) -> dict[str, float]:
-    """c and selective units of the MLP block, as every results file recorded them."""
-    found = {
-        (r.data["model"]["activations_per_layer"], r.data["model"]["matmul_outputs_per_layer"])
-        for r in results
-    }
+def _mlp_units(results: list[Results]) -> dict[str, float]:
+    """c and selective units of the MLP block in units of a, as every results file recorded
+    them (``memory_model.block_bytes``, LayerNorm's statistics included)."""
+    found = set()
+    for r in results:
+        model = r.data["model"]
+        a, per_block = model["boundary_bytes"], model["block_bytes"]
+        found.add((per_block["full"] / a, per_block["matmuls"] / a))
     if len(found) != 1:
         files = ", ".join(str(r.path) for r in results)
         raise BenchmarkError(f"planner: results files disagree on the block's sizes ({files})")
-    c, matmuls = found.pop()
-    return {"c": c, "kept": memory_model.selective_units(matmuls)}
+    c, kept = found.pop()
+    return {"c": c, "kept": kept}
 
 
 def _ids(name: str) -> tuple[str, str, str]:

@@ -1,0 +1,62 @@
+"""FSDP on two local ranks with every-layer checkpointing and bf16 autocast (snippets/fsdp_step.py).
+
+What lesson 2.7 says FSDP does beside checkpointing: one rank of two holds half the parameter,
+gradient and optimizer bytes, and exactly the activations of the unsharded run. A rank that
+fails or hangs fails the run with that rank's message, and leaves no process behind.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import time
+from pathlib import Path
+
+import fsdp_step
+import pytest
+
+STATE = ("parameter_bytes", "gradient_bytes", "optimizer_bytes")
+
+
+def _children() -> list[int]:
+    """Rank processes (multiprocessing's spawned children) of this one that still run (Linux
+    /proc). multiprocessing's own resource tracker, which lives as long as we do, is not one."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            command = (stat.parent / "cmdline").read_bytes()
+        except OSError:
+            continue
+        if int(fields[1]) == os.getpid() and fields[0] != "Z" and b"spawn_main" in command:
+            found.append(int(stat.parent.name))
+    return found
+
+
+def test_one_rank_of_two_holds_half_the_state_and_all_its_activations() -> None:
+    start = time.perf_counter()
+    reference = fsdp_step.unsharded()
+    ranks = fsdp_step.run_ranks(timeout_s=30)
+    elapsed = time.perf_counter() - start
+    assert len(ranks) == 2
+    for rank in ranks:
+        for key in STATE:
+            assert rank[key] / reference[key] == pytest.approx(0.5, abs=0.05), key
+        assert rank["saved_bytes"] == reference["saved_bytes"]  # sharding leaves them alone
+        assert rank["step_peak_bytes"] < reference["step_peak_bytes"]
+    assert elapsed <= 30, f"FSDP measurement took {elapsed:.0f} s (budget 30 s)"
+    assert not _children()
+
+
+def test_a_failing_rank_fails_with_its_error_and_leaves_nothing_behind() -> None:
+    config = dataclasses.replace(fsdp_step.CONFIG)
+    object.__setattr__(config, "heads", 7)  # past the check: 7 heads do not divide 64
+    with pytest.raises(fsdp_step.RankFailed, match=r"rank \d failed:[\s\S]*RuntimeError"):
+        fsdp_step.run_ranks(config, timeout_s=30)
+    assert not _children()
+
+
+def test_a_hanging_rank_is_killed_and_named() -> None:
+    with pytest.raises(fsdp_step.RankFailed, match=r"rank 0 did not finish within 0 s"):
+        fsdp_step.run_ranks(timeout_s=0.1)  # no rank can start torch in a tenth of a second
+    assert not _children()

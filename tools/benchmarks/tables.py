@@ -177,9 +177,8 @@ def _step_table(result: Results, run: dict[str, Any]) -> str:
     head = [
         "Strategy",
         "Activation peak",
-        "Whole-step peak",
+        "Whole-step peak (× predicted)",
         "Predicted",
-        "Measured / predicted",
         "Share of no checkpointing",
         "Step time (median, spread)",
     ]
@@ -199,7 +198,7 @@ def _step_table(result: Results, run: dict[str, Any]) -> str:
         if describe_parameter(row) != "—":
             label += f"<br><small>{esc(describe_parameter(row))}</small>"
         if row["status"] != "ok":
-            lines.append(f'<tr><th scope="row">{label}</th><td colspan="6">OOM</td></tr>')
+            lines.append(f'<tr><th scope="row">{label}</th><td colspan="5">OOM</td></tr>')
             continue
         ratio = _ratio(row["step_peak_bytes"], row["predicted_step_peak_bytes"])
         share = row["step_peak_bytes"] / none["step_peak_bytes"] if none else None
@@ -211,9 +210,9 @@ def _step_table(result: Results, run: dict[str, Any]) -> str:
         lines.append(
             f'<tr><th scope="row">{label}</th>'
             f'<td class="num">{fmt_bytes(row["peak_bytes"])}</td>'
-            f'<td class="num">{fmt_bytes(row["step_peak_bytes"])}</td>'
+            f'<td class="num">{fmt_bytes(row["step_peak_bytes"])}'
+            f"<br><small>{'—' if ratio is None else f'× {ratio:.2f}'}</small></td>"
             f'<td class="num">{fmt_bytes(row["predicted_step_peak_bytes"])}</td>'
-            f'<td class="num">{"—" if ratio is None else f"{ratio:.2f}"}</td>'
             f'<td class="num">{"—" if share is None else f"{share:.0%}"}</td>'
             f'<td class="num">{timing}</td></tr>'
         )

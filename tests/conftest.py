@@ -168,22 +168,29 @@ def collect_errors(page: Any) -> list[str]:
 
 
 @pytest.fixture(scope="session")
-def browser() -> Iterator[Any]:
-    executable = chromium_path()
-    if executable is None:
-        skip_or_fail("Chromium is not installed (Debian: apt-get install chromium)")
+def playwright() -> Iterator[Any]:
+    """Playwright, started once per test process: its sync API cannot be started twice at once
+    in one process, so every browser a test launches comes from here."""
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
         skip_or_fail("Playwright for Python is not installed")
-    with sync_playwright() as playwright:
-        instance = playwright.chromium.launch(
-            executable_path=executable, headless=True, args=CHROMIUM_ARGS
-        )
-        try:
-            yield instance
-        finally:
-            instance.close()
+    with sync_playwright() as started:
+        yield started
+
+
+@pytest.fixture(scope="session")
+def browser(playwright: Any) -> Iterator[Any]:
+    executable = chromium_path()
+    if executable is None:
+        skip_or_fail("Chromium is not installed (Debian: apt-get install chromium)")
+    instance = playwright.chromium.launch(
+        executable_path=executable, headless=True, args=CHROMIUM_ARGS
+    )
+    try:
+        yield instance
+    finally:
+        instance.close()
 
 
 @dataclass

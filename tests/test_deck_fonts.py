@@ -137,20 +137,15 @@ def test_a_collection_imported_before_the_font_gets_it_with_the_next_import(tmp_
 
 
 @pytest.fixture(scope="module")
-def chromium(tmp_path_factory: pytest.TempPathFactory):
+def chromium(playwright: Any, tmp_path_factory: pytest.TempPathFactory):
     try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        skip_or_fail("Playwright for Python is not installed")
-    with sync_playwright() as playwright:
-        try:
-            browser = launch_without_urdu(playwright, tmp_path_factory.mktemp("fontconfig"))
-        except RuntimeError as error:
-            skip_or_fail(str(error))
-        try:
-            yield browser
-        finally:
-            browser.close()
+        browser = launch_without_urdu(playwright, tmp_path_factory.mktemp("fontconfig"))
+    except RuntimeError as error:
+        skip_or_fail(str(error))
+    try:
+        yield browser
+    finally:
+        browser.close()
 
 
 def show(chromium: Any, col: Any, side_html: str, script: str) -> tuple[Any, list[str]]:

@@ -281,8 +281,15 @@ def cmd_serve(rest: list[str]) -> int:
     return subprocess.call([sys.executable, "-m", "mkdocs", "serve", *rest], cwd=ROOT, env=env)
 
 
+# The suite runs in one process per core (pytest-xdist), each test file kept in one process so its
+# module fixtures (a built course, a browser) are made once; ``-n 0`` runs it in this process.
+PARALLEL = ["-n", "auto", "--dist", "loadfile"]
+
+
 def cmd_test(rest: list[str]) -> int:
-    return subprocess.call([sys.executable, "-m", "pytest", *rest], cwd=ROOT)
+    chosen = any(arg == "-n" or arg.startswith(("-n", "--numprocesses")) for arg in rest)
+    options = [] if chosen else PARALLEL
+    return subprocess.call([sys.executable, "-m", "pytest", *options, *rest], cwd=ROOT)
 
 
 def cmd_practice(rest: list[str]) -> int:

@@ -7,6 +7,7 @@
  * disk (file://) never gets document$ events, so the load alone must be enough; where both
  * happen, the set-up runs twice for one page. CourseStartup.firstTime lets a set-up function
  * skip the elements it has already set up, which makes the second run harmless.
+ * CourseStartup.el builds the elements the scripts add (the Review page, grading in lessons).
  */
 (function () {
   "use strict";
@@ -27,5 +28,19 @@
     return true;
   }
 
-  window.CourseStartup = { onEachPage: onEachPage, firstTime: firstTime };
+  // A new element: attributes (``text`` sets its text, never markup) and children (falsy ones
+  // left out).
+  function el(tag, attrs, children) {
+    var node = document.createElement(tag);
+    Object.keys(attrs || {}).forEach(function (name) {
+      if (name === "text") node.textContent = attrs.text;
+      else node.setAttribute(name, attrs[name]);
+    });
+    (children || []).forEach(function (child) {
+      if (child) node.appendChild(child);
+    });
+    return node;
+  }
+
+  window.CourseStartup = { onEachPage: onEachPage, firstTime: firstTime, el: el };
 })();

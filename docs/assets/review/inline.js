@@ -18,17 +18,7 @@
     Array.prototype.forEach.call(list, call);
   }
 
-  function el(tag, attrs, children) {
-    var node = document.createElement(tag);
-    Object.keys(attrs || {}).forEach(function (name) {
-      if (name === "text") node.textContent = attrs.text;
-      else node.setAttribute(name, attrs[name]);
-    });
-    (children || []).forEach(function (child) {
-      node.appendChild(child);
-    });
-    return node;
-  }
+  var el = window.CourseStartup.el;
 
   function remembered() {
     try {

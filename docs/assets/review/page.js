@@ -27,17 +27,7 @@
 
   // --- DOM helpers ----------------------------------------------------------------------------
 
-  function el(tag, attrs, children) {
-    var node = document.createElement(tag);
-    Object.keys(attrs || {}).forEach(function (name) {
-      if (name === "text") node.textContent = attrs.text;
-      else node.setAttribute(name, attrs[name]);
-    });
-    (children || []).forEach(function (child) {
-      if (child) node.appendChild(child);
-    });
-    return node;
-  }
+  var el = window.CourseStartup.el;
 
   // A piece of course HTML ([html, lang]) in its own language and direction. The HTML is the
   // site renderer's output, generated with the site (course text is escaped there).

@@ -578,12 +578,16 @@ def test_lesson_has_its_parts_in_order(course, lesson):
         headings = re.findall(r"^## (.+?)(?: \{#[\w-]+\})?$", text, re.MULTILINE)
         assert headings[0] == "Objectives", path
         last = i == len(LESSONS[lesson])
-        tail = ["Key points", "Quiz", "Flashcards", "Sources"] if last else ["Flashcards", "Sources"]
+        tail = (
+            ["Key points", "Quiz", "Flashcards", "Sources"] if last else ["Flashcards", "Sources"]
+        )
         assert headings[-len(tail) :] == tail, path
         assert last or not {"Key points", "Quiz"} & set(headings), path
         numbered += [h for h in headings if re.match(r"\d\.\d ", h)]
     assert numbered and all(h.startswith(f"{lesson}.") for h in numbered)
-    assert [h.split()[0] for h in numbered] == [f"{lesson}.{n}" for n in range(1, len(numbered) + 1)]
+    assert [h.split()[0] for h in numbered] == [
+        f"{lesson}.{n}" for n in range(1, len(numbered) + 1)
+    ]
 
 
 @pytest.mark.parametrize("lesson", LESSONS)

@@ -21,6 +21,7 @@ from conftest import ROOT
 from tools import benchmarks
 from tools.benchmarks.chart import Bars
 from tools.benchmarks.formatting import fmt_bytes
+from tools.benchmarks.tables import describe_run, run_kind
 
 COMMITTED = ROOT / "docs" / "benchmarks" / "checkpointing-cpu.json"
 SVG = "{http://www.w3.org/2000/svg}"
@@ -57,27 +58,29 @@ def svgs(out: str) -> list[ET.Element]:
 # --- plot-breakdown ---------------------------------------------------------------------------
 
 
-def test_breakdown_draws_one_accessible_figure_per_run_from_the_committed_file():
+def test_breakdown_draws_every_run_in_one_accessible_figure_from_the_committed_file():
     out = render(ROOT, "plot-breakdown")
     data = committed()
     runs = [data, *data["runs"]]
     assert out == render(ROOT, "plot-breakdown")  # deterministic
-    figures = svgs(out)
-    assert len(figures) == out.count("<figcaption>") == len(runs)
-    for svg, run in zip(figures, runs, strict=True):
-        assert svg.get("role") == "img" and svg.find(f"{SVG}title") is not None
-        assert "max-width:100%" in svg.get("style", "")  # scales into a 390 px column
-        label = svg.get("aria-label", "")
+    (svg,) = svgs(out)  # one figure per results file, as for the other plots
+    assert out.count("<figcaption>") == 1
+    assert svg.get("role") == "img" and svg.find(f"{SVG}title") is not None
+    assert "max-width:100%" in svg.get("style", "")  # scales into a 390 px column
+    label = svg.get("aria-label", "")
+    texts = [t.text for t in svg.iter(f"{SVG}text")]
+    for term in ("parameters", "gradients", "optimizer state", "activations"):
+        assert term in texts
+    for run in runs:
+        assert f"{run_kind(run['config'])}, {run['config']['layers']} blocks" in texts  # heading
+        assert describe_run(run["config"]) in label
         state = run["state"]
         for key in ("parameter_bytes", "gradient_bytes", "optimizer_bytes"):
-            assert fmt_bytes(state[key]) in label
-        texts = [t.text for t in svg.iter(f"{SVG}text")]
-        for term in ("parameters", "gradients", "optimizer state", "activations"):
-            assert term in texts
-        ok = [r for r in run["rows"] if r["status"] == "ok"]
-        assert len(svg.findall(f"{SVG}rect")) == 4 + 4 * len(ok)  # legend, then four per bar
-        for row in ok:
+            assert f"{key.split('_')[0]}" in label and fmt_bytes(state[key]) in label
+        for row in run["rows"]:
             assert fmt_bytes(row["step_peak_bytes"]) in texts
+    ok = sum(1 for run in runs for r in run["rows"] if r["status"] == "ok")
+    assert len(svg.findall(f"{SVG}rect")) == 4 + 4 * ok  # the legend, then four per bar
     assert '[data-md-color-scheme="slate"]' in out and "currentColor" in out
 
 
@@ -90,12 +93,12 @@ def _bar_lengths(svg: ET.Element) -> list[float]:
 def test_breakdown_bars_are_the_files_figures(root: Path):
     """Change the file and the plot follows: the state in every bar, the activations per row."""
     data = committed()
-    data["state"]["optimizer_bytes"] *= 3
+    state = data["state"]
+    state["optimizer_bytes"] *= 3
     none = data["rows"][0]
     assert none["strategy"] == "none"
     none["peak_bytes"] *= 2
     for row in data["rows"]:
-        state = data["state"]
         row["step_peak_bytes"] = (
             state["parameter_bytes"]
             + state["gradient_bytes"]
@@ -103,15 +106,15 @@ def test_breakdown_bars_are_the_files_figures(root: Path):
             + row["peak_bytes"]
         )
     write(root, data)
-    svg = svgs(render(root, "plot-breakdown"))[0]
-    assert fmt_bytes(data["state"]["optimizer_bytes"]) in svg.get("aria-label")
-    lengths = _bar_lengths(svg)
-    peaks = [r["step_peak_bytes"] for r in data["rows"]]
+    (svg,) = svgs(render(root, "plot-breakdown"))
+    assert fmt_bytes(state["optimizer_bytes"]) in svg.get("aria-label")
+    lengths = _bar_lengths(svg)[: len(data["rows"])]  # the MLP run's bars come first
     # Lengths are proportional to the whole-step peaks, to the 0.1 px the SVG is written at.
-    longest = max(peaks)
-    for length, peak in zip(lengths, peaks, strict=True):
-        assert length == pytest.approx(max(lengths) * peak / longest, abs=0.5)
-    assert lengths[0] == max(lengths)
+    for length, row in zip(lengths, data["rows"], strict=True):
+        assert length == pytest.approx(
+            lengths[0] * row["step_peak_bytes"] / none["step_peak_bytes"], abs=0.5
+        )
+    assert lengths[0] == max(_bar_lengths(svg))  # the longest of every run's
 
 
 def test_breakdown_row_missing_a_field_is_a_schema_error_at_its_line(root: Path):
@@ -130,10 +133,11 @@ def test_breakdown_row_missing_a_field_is_a_schema_error_at_its_line(root: Path)
     )
 
 
-def test_the_bar_canvas_grows_with_its_rows_and_fits_the_page_width():
+def test_the_bar_canvas_grows_with_its_rows_and_has_the_other_plots_width():
     assert Bars(1.0, 14).height > Bars(1.0, 7).height
-    out = render(ROOT, "plot-breakdown")
-    assert all(svg.get("width") == "680" for svg in svgs(out))
+    (svg,) = svgs(render(ROOT, "plot-breakdown"))
+    (other, *_) = svgs(render(ROOT, "plot-memory"))
+    assert svg.get("width") == other.get("width")
 
 
 # --- statements about time --------------------------------------------------------------------
@@ -229,3 +233,15 @@ def test_selective_against_every_layer_is_slower_only_beyond_the_spread(root: Pa
     selective["step_time_s"] = full["step_time_s"] + 0.005
     write(root, data)
     assert "5 ms slower</td>" in render(root, "summary")
+
+
+def test_a_row_that_ran_out_of_memory_is_named_not_drawn(root: Path):
+    data = committed()
+    row = data["runs"][0]["rows"][1]
+    measured = ("saved_bytes", "peak_bytes", "step_peak_bytes", "grads_equal", "grad_max_rel_diff")
+    row |= {"status": "oom", "error": "out of memory"} | dict.fromkeys(measured)
+    write(root, data)
+    out = render(ROOT, "plot-breakdown")
+    (svg,) = svgs(render(root, "plot-breakdown"))
+    assert len(svg.findall(f"{SVG}rect")) == len(svgs(out)[0].findall(f"{SVG}rect")) - 4
+    assert "OOM: ran out of memory" in [t.text for t in svg.iter(f"{SVG}text")]

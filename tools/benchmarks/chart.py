@@ -240,7 +240,7 @@ class Bars:
     order the legend names them (so the order is a cue besides the colour); the canvas grows
     with the rows instead of squeezing them."""
 
-    LEFT, RIGHT, TOP, ROW, BOTTOM = 160, 76, 40, 22, 46
+    LEFT, RIGHT, TOP, ROW, BOTTOM = 160, 76, 40, 20, 46
 
     def __init__(self, maximum: float, rows: int) -> None:
         self.xt = _ticks(0, maximum)
@@ -264,10 +264,15 @@ class Bars:
             x0, x1 = self.x(start), self.x(start + value)
             self.parts.append(
                 f'<rect class="{cls} bm-mark bm-seg" x="{x0:.1f}" y="{y - 7:.1f}" '
-                f'width="{x1 - x0:.1f}" height="14"/>'
+                f'width="{x1 - x0:.1f}" height="13"/>'
             )
             start += value
         self.parts.append(_text(self.x(start) + 6, y + 4, end))
+
+    def heading(self, row: int, text: str) -> None:
+        """Row ``row`` names the group of bars under it, from the left edge."""
+        y = self._middle(row) + 4
+        self.parts.append(f'<text x="8" y="{y:.1f}" font-weight="bold">{esc(text)}</text>')
 
     def note(self, row: int, name: str, text: str) -> None:
         """Row ``row`` without a bar (a configuration that ran out of memory): its name, a text."""

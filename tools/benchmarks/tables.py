@@ -179,16 +179,22 @@ def step_runs(result: Results) -> list[dict[str, Any]]:
 
 def describe_run(config: dict[str, Any]) -> str:
     """ "transformer, explicit attention, float32 under bfloat16 autocast", and the sizes."""
+    heads = f", {config['heads']} heads" if config.get("block", "mlp") == "transformer" else ""
+    return (
+        f"{run_kind(config)}: {config['layers']} blocks, input [{config['batch']}, "
+        f"{config['tokens']}, {config['hidden']}]{heads}"
+    )
+
+
+def run_kind(config: dict[str, Any]) -> str:
+    """ "transformer, explicit attention, float32 under bfloat16 autocast": a run without its
+    sizes, short enough for a plot's line."""
     block = config.get("block", "mlp")
     what = "MLP block" if block == "mlp" else f"transformer, {config['attention']} attention"
     precision = config["dtype"]
     if config.get("autocast"):
         precision += f" under {config['autocast']} autocast"
-    heads = f", {config['heads']} heads" if block == "transformer" else ""
-    return (
-        f"{what}, {precision}: {config['layers']} blocks, input [{config['batch']}, "
-        f"{config['tokens']}, {config['hidden']}]{heads}"
-    )
+    return f"{what}, {precision}"
 
 
 def _step_table(result: Results, run: dict[str, Any]) -> str:

@@ -57,3 +57,16 @@ def test_the_record_names_each_item_by_what_makes_its_guid():
             quiz, _, prompt = name.removeprefix("quiz ").partition(": ")
             parts = ("quiz", quiz, normalize(prompt))
         assert notes.guid(namespace, *parts) == guid, name
+
+
+def test_lesson_subdecks_are_listed_in_reading_order():
+    """Anki lists subdecks by name: a lesson split into parts ("Lesson 2, part 1 · ...") keeps
+    its parts together and in order, between the lessons around it."""
+    course = parse_course(ROOT, syntax=MKDOCS)
+    names = []
+    for item in notes.note_items(course):
+        if item.deck_key.startswith("page:lessons/") and item.deck_name not in names:
+            names.append(item.deck_name)
+    parts = [name for name in names if ", part " in name]
+    assert len(parts) >= 2
+    assert names == sorted(names, key=str.casefold)

@@ -279,6 +279,7 @@ def _against_estimate(row: dict[str, Any], none: dict[str, Any] | None) -> str |
 
 
 _VERDICTS = {"above": "above it", "below": "below it", "within": "within the spread"}
+_SHORT = {"above": "above", "below": "below", "within": "within"}  # the table's note says of what
 
 
 def _cell_row(label: str, *cells: str) -> str:
@@ -298,8 +299,10 @@ def _table(result: Results) -> str:
         "Gradients equal (largest relative difference)",
     ]
     note = (
-        f"{esc(describe_shape(result))}. Predicted and measured: peak memory above parameters and "
-        "gradients, recompute included"
+        f"{esc(describe_shape(result))}. Under each overhead: its one-forward estimate, and "
+        "whether the step lies above or below that by more than the spread of the rounds, or "
+        "within it. Predicted and measured: peak memory above parameters and gradients, "
+        "recompute included"
         + (
             "."
             if result.on_gpu
@@ -374,8 +377,8 @@ def _overhead_text(
     overhead, bound = fmt_percent(row["overhead"]), row.get("overhead_bound")
     verdict = _against_estimate(row, none)
     if in_table:  # the header names the bound; offload recomputes nothing, so it has none
-        text = f"{overhead}<br><small>{'none' if bound is None else fmt_percent(bound)}</small>"
-        return text + (f"<br><small>{_VERDICTS[verdict]}</small>" if verdict else "")
+        small = "none" if bound is None else fmt_percent(bound)
+        return f"{overhead}<br><small>{small}{f', {_SHORT[verdict]}' if verdict else ''}</small>"
     if bound is None:
         return f"{overhead} / none (no recompute)"
     return f"{overhead} / {fmt_percent(bound)}" + (f": {_VERDICTS[verdict]}" if verdict else "")

@@ -278,8 +278,8 @@ def _against_estimate(row: dict[str, Any], none: dict[str, Any] | None) -> str |
     return "above" if difference > 0 else "below"
 
 
+# A verdict in running text; under a table's figure it stands alone (the table's note says it).
 _VERDICTS = {"above": "above it", "below": "below it", "within": "within the spread"}
-_SHORT = {"above": "above", "below": "below", "within": "within"}  # the table's note says of what
 
 
 def _cell_row(label: str, *cells: str) -> str:
@@ -378,7 +378,7 @@ def _overhead_text(
     verdict = _against_estimate(row, none)
     if in_table:  # the header names the bound; offload recomputes nothing, so it has none
         small = "none" if bound is None else fmt_percent(bound)
-        return f"{overhead}<br><small>{small}{f', {_SHORT[verdict]}' if verdict else ''}</small>"
+        return f"{overhead}<br><small>{small}{f', {verdict}' if verdict else ''}</small>"
     if bound is None:
         return f"{overhead} / none (no recompute)"
     return f"{overhead} / {fmt_percent(bound)}" + (f": {_VERDICTS[verdict]}" if verdict else "")
@@ -455,7 +455,7 @@ def _summary_column(result: Results) -> list[str]:
     near = sum(
         1
         for r, v in zip(bounded, verdicts, strict=True)
-        if v != "above" and r["overhead"] > r["overhead_bound"]
+        if v == "within" and r["overhead"] > r["overhead_bound"]
     )
     text = f"{above} of {len(bounded)} timed rows" if bounded else "—"
     if near:

@@ -108,13 +108,13 @@ def test_checking_a_benchmark_embed_does_not_render_it(monkeypatch: pytest.Monke
 
 def test_a_broken_embed_is_still_an_error_without_rendering(tmp_path: Path):
     root = copy_course(tmp_path / "course")
-    lesson = root / "docs" / "lessons" / "02-gradient-checkpointing.md"
+    lesson = root / "docs" / "lessons" / "02-part-3-measuring-and-choosing.md"
     text = lesson.read_text("utf-8")
     assert "::: benchmark checkpointing table" in text
     lesson.write_text(text.replace("checkpointing table", "checkpointing tabel", 1), "utf-8")
     errors = [str(e) for e in load_checked_course(root, syntax=MKDOCS).errors]
     assert len(errors) == 1 and "unknown benchmark view 'tabel'" in errors[0]
-    assert errors[0].startswith("docs/lessons/02-gradient-checkpointing.md:")
+    assert errors[0].startswith("docs/lessons/02-part-3-measuring-and-choosing.md:")
 
 
 def test_mkdocs_jupyter_is_told_to_leave_markdown_pages_alone():

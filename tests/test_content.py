@@ -11,7 +11,9 @@ same parser as the site and the deck, so what they check is what learners get:
   seed solution is partly wrong, the correction sits in the same hidden block and a "Read first"
   line opens it, so the wrong reasoning is never met alone;
 - every lesson's shape: objectives first, each exercise inside the numbered section it practises,
-  then key points, quiz, flashcards, sources, and at least eight flashcards of its own;
+  then key points, quiz, flashcards, sources, and at least eight flashcards of its own; a lesson
+  split into pages by topic (Lesson 2) gives each page its objectives, flashcards and sources,
+  numbers its sections in order across them, and ends the last with key points and the quiz;
 - every claim about a named project in Lessons 1 and 4 carries a link, and every page a lesson
   links to is in its dated Sources list.
 - what Lesson 2 says the measurements show holds in every committed results file.
@@ -35,11 +37,16 @@ from tools.site.syntax import MKDOCS
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
+# Each lesson's pages, in reading order (the order of nav in mkdocs.yml).
 LESSONS = {
-    1: "lessons/01-finding-and-claiming-work.md",
-    2: "lessons/02-gradient-checkpointing.md",
-    3: "lessons/03-debugging-and-testing.md",
-    4: "lessons/04-writing-the-pull-request.md",
+    1: ("lessons/01-finding-and-claiming-work.md",),
+    2: (
+        "lessons/02-gradient-checkpointing.md",
+        "lessons/02-part-2-checkpointing-in-pytorch.md",
+        "lessons/02-part-3-measuring-and-choosing.md",
+    ),
+    3: ("lessons/03-debugging-and-testing.md",),
+    4: ("lessons/04-writing-the-pull-request.md",),
 }
 QUIZ_UR = "quizzes/checkpointing-ur.md"
 QUIZ_EN = "quizzes/checkpointing-en.md"
@@ -160,6 +167,11 @@ def course() -> Course:
     return parsed
 
 
+def _lesson_text(lesson: int) -> str:
+    """A lesson's Markdown, its pages one after the other."""
+    return "\n".join((DOCS / path).read_text(encoding="utf-8") for path in LESSONS[lesson])
+
+
 def _page(course: Course, docs_path: str) -> Page:
     page = course.page(docs_path)
     assert page is not None, f"docs/{docs_path} is missing"
@@ -255,13 +267,13 @@ REFUTED_SEED_CARDS = {
 
 @pytest.mark.parametrize(("front", "back", "lesson"), SEED_CARDS)
 def test_seed_card_is_verbatim_in_its_lesson(course, front, back, lesson):
-    page = _page(course, LESSONS[lesson])
-    (card,) = [card for card in page.cards if card.front == front]
+    pages = [_page(course, path) for path in LESSONS[lesson]]
+    (card,) = [card for page in pages for card in page.cards if card.front == front]
     if front in REFUTED_SEED_CARDS:
         assert card.back.startswith(f"{back} **Reality check:** ")
     else:
         assert card.back == back
-    assert f"{front} ::: {back}" in (DOCS / LESSONS[lesson]).read_text(encoding="utf-8")
+    assert f"{front} ::: {back}" in _lesson_text(lesson)
 
 
 # --- the seed exercises -----------------------------------------------------------------------
@@ -269,7 +281,7 @@ def test_seed_card_is_verbatim_in_its_lesson(course, front, back, lesson):
 
 @pytest.mark.parametrize(("lesson", "expected"), EXERCISES.items())
 def test_every_seed_exercise_is_in_its_lesson(lesson, expected):
-    text = (DOCS / LESSONS[lesson]).read_text(encoding="utf-8")
+    text = _lesson_text(lesson)
     exercises = "".join(_exercise_texts(text).values())
     assert exercises.count(SOLUTION) == expected
     assert len(_exercise_texts(text)) == expected
@@ -289,7 +301,7 @@ def _exercise_texts(text: str) -> dict[str, str]:
 @pytest.mark.parametrize("lesson", LESSONS)
 def test_each_exercise_follows_the_section_it_practises(lesson):
     """Exercises sit inside numbered sections, not in a block at the end; their ids stay."""
-    text = (DOCS / LESSONS[lesson]).read_text(encoding="utf-8")
+    text = _lesson_text(lesson)
     section = None
     seen = []
     for line in text.splitlines():
@@ -320,7 +332,7 @@ def test_the_seed_has_exactly_these_fifteen_solutions():
 
 @pytest.mark.parametrize(("opening", "lesson"), SEED_EXERCISES)
 def test_seed_exercise_solution_is_in_its_lesson(opening, lesson):
-    text = (DOCS / LESSONS[lesson]).read_text(encoding="utf-8")
+    text = _lesson_text(lesson)
     solutions = _squash("".join(_exercise_texts(text).values()))
     assert _squash(opening) in solutions
 
@@ -330,7 +342,7 @@ def test_seed_exercise_solution_is_in_its_lesson(opening, lesson):
 def test_seed_solution_text_is_in_its_lesson(passage, lesson):
     seed = _squash(_seed("000"))
     assert _squash(passage) in seed, f"not a seed passage: {passage}"
-    assert _squash(passage) in _squash((DOCS / LESSONS[lesson]).read_text(encoding="utf-8"))
+    assert _squash(passage) in _squash(_lesson_text(lesson))
 
 
 def test_solutions_citing_seed_sections_link_to_them():
@@ -339,12 +351,12 @@ def test_solutions_citing_seed_sections_link_to_them():
         "L2.3": ("02-gradient-checkpointing.md", "l2-3"),
         "L4.1": ("04-writing-the-pull-request.md", "l4-1"),
     }
-    texts = {n: (DOCS / path).read_text(encoding="utf-8") for n, path in LESSONS.items()}
+    texts = {path: (DOCS / path).read_text(encoding="utf-8") for path in _all_pages()}
     for label, (file, anchor) in anchors.items():
         heading = re.compile(rf"^## {label[1:]} .*\{{#{anchor}\}}$", re.MULTILINE)
-        assert heading.search(texts[int(label[1])]), f"no section {label} {{#{anchor}}}"
-        for number, text in texts.items():
-            own = file == Path(LESSONS[number]).name
+        assert heading.search(texts[f"lessons/{file}"]), f"no section {label} {{#{anchor}}}"
+        for path, text in texts.items():
+            own = file == Path(path).name
             for citation in re.findall(rf"\[{re.escape(label)}\]\(([^)]*)\)", text):
                 assert citation in ({f"#{anchor}"} if own else {f"{file}#{anchor}"}), citation
         assert any(f"[{label}](" in text for text in texts.values()), f"{label} is never cited"
@@ -353,7 +365,7 @@ def test_solutions_citing_seed_sections_link_to_them():
 def test_corrections_of_the_seed_error_message_sit_beside_it():
     """The seed's "RuntimeError: expected 2D" is kept in its solutions, and corrected there."""
     for lesson in (3, 4):
-        text = (DOCS / LESSONS[lesson]).read_text(encoding="utf-8")
+        text = _lesson_text(lesson)
         for block in text.split("### Exercise")[1:]:
             if "RuntimeError" in block:
                 assert "IndexError: Dimension out of range" in block
@@ -362,7 +374,7 @@ def test_corrections_of_the_seed_error_message_sit_beside_it():
 def _exercise_sections() -> dict[str, list[str]]:
     """Every exercise's lines, from its heading to the next heading, by number ("2.1")."""
     found: dict[str, list[str]] = {}
-    for path in LESSONS.values():
+    for path in _all_pages():
         text = (DOCS / path).read_text(encoding="utf-8")
         for number, chunk in _exercise_texts(text).items():
             found[number] = chunk.splitlines()
@@ -514,12 +526,11 @@ def _has_evidence(unit: str, page: str) -> bool:
 
 @pytest.mark.parametrize("lesson", CLAIM_LESSONS)
 def test_claims_about_named_projects_carry_a_link(lesson):
-    text = (DOCS / LESSONS[lesson]).read_text(encoding="utf-8")
-    page = Path(LESSONS[lesson]).name
     unlinked = [
-        f"docs/{LESSONS[lesson]}:{line}: {unit[:80]}"
-        for line, unit in _units(text)
-        if NAMED.search(unit) and not _has_evidence(unit, page)
+        f"docs/{path}:{line}: {unit[:80]}"
+        for path in LESSONS[lesson]
+        for line, unit in _units((DOCS / path).read_text(encoding="utf-8"))
+        if NAMED.search(unit) and not _has_evidence(unit, Path(path).name)
     ]
     assert not unlinked, "\n".join(unlinked)
 
@@ -538,9 +549,14 @@ def test_the_claim_check_finds_an_unlinked_claim():
     assert not _has_evidence(no_run, "x.md") and _has_evidence(run, "x.md")
 
 
-@pytest.mark.parametrize("lesson", LESSONS)
-def test_every_linked_page_is_a_dated_source(lesson):
-    text = (DOCS / LESSONS[lesson]).read_text(encoding="utf-8")
+def _all_pages() -> list[str]:
+    return [path for pages in LESSONS.values() for path in pages]
+
+
+@pytest.mark.parametrize("path", _all_pages())
+def test_every_linked_page_is_a_dated_source(path):
+    """Each page lists what it links to: a reader of one page of a split lesson sees its own."""
+    text = (DOCS / path).read_text(encoding="utf-8")
     body, sources = text.split("\n## Sources", 1)
     assert re.search(r"\b(read|checked)\b[^.]*\b20\d\d-\d\d-\d\d\b", sources, re.IGNORECASE)
     listed = set(LINK.findall(sources))
@@ -553,22 +569,35 @@ def test_every_linked_page_is_a_dated_source(lesson):
 
 @pytest.mark.parametrize("lesson", LESSONS)
 def test_lesson_has_its_parts_in_order(course, lesson):
-    text = (DOCS / LESSONS[lesson]).read_text(encoding="utf-8")
-    headings = re.findall(r"^## (.+?)(?: \{#[\w-]+\})?$", text, re.MULTILINE)
-    assert headings[0] == "Objectives"
-    tail = ["Key points", "Quiz", "Flashcards", "Sources"]
-    assert headings[-len(tail) :] == tail
-    numbered = [h for h in headings if re.match(r"\d\.\d ", h)]
+    """Every page opens with its objectives and ends with its flashcards and sources; the last
+    page of the lesson has the key points and the quiz before them; sections run in order."""
+    numbered = []
+    for i, path in enumerate(LESSONS[lesson], start=1):
+        text = (DOCS / path).read_text(encoding="utf-8")
+        assert re.search(r"^\*\*Time:\*\* about ", text, re.MULTILINE), path
+        headings = re.findall(r"^## (.+?)(?: \{#[\w-]+\})?$", text, re.MULTILINE)
+        assert headings[0] == "Objectives", path
+        last = i == len(LESSONS[lesson])
+        tail = (
+            ["Key points", "Quiz", "Flashcards", "Sources"] if last else ["Flashcards", "Sources"]
+        )
+        assert headings[-len(tail) :] == tail, path
+        assert last or not {"Key points", "Quiz"} & set(headings), path
+        numbered += [h for h in headings if re.match(r"\d\.\d ", h)]
     assert numbered and all(h.startswith(f"{lesson}.") for h in numbered)
+    assert [h.split()[0] for h in numbered] == [
+        f"{lesson}.{n}" for n in range(1, len(numbered) + 1)
+    ]
 
 
 @pytest.mark.parametrize("lesson", LESSONS)
 def test_lesson_has_its_own_cards_and_quiz(course, lesson):
-    page = _page(course, LESSONS[lesson])
+    pages = [_page(course, path) for path in LESSONS[lesson]]
     seed_fronts = {front for front, _, _ in SEED_CARDS}
-    own = [card for card in page.cards if card.front not in seed_fronts]
+    own = [card for page in pages for card in page.cards if card.front not in seed_fronts]
     assert len(own) >= MIN_NEW_CARDS
-    (quiz,) = page.quizzes
+    assert all(page.cards for page in pages)  # each page of a split lesson has its own cards
+    (quiz,) = [quiz for page in pages for quiz in page.quizzes]
     assert quiz.quiz_id == f"lesson{lesson}-quiz"
     assert quiz.lang == "en"
     assert len(quiz.questions) >= MIN_LESSON_QUESTIONS
@@ -580,7 +609,7 @@ def test_course_pages_exist_and_link_the_deck():
     for name in ("index.md", "flashcards.md"):
         assert f"]({deck})" in (DOCS / name).read_text(encoding="utf-8")
     flashcards = (DOCS / "flashcards.md").read_text(encoding="utf-8")
-    for path in LESSONS.values():
+    for path in _all_pages():
         assert f"({path}#flashcards)" in flashcards
     assert (DOCS / "glossary.md").is_file()
     assert (DOCS / "lab" / "checkpointing-lab.py").is_file()
@@ -711,3 +740,15 @@ def test_the_courses_own_quizzes_give_no_cues(course):
     assert not own, "\n".join(own)
     seed = [w for w in cue_warnings(course) if "quizzes/checkpointing-" in w]
     assert seed and all("is the longest" in w for w in seed)  # the check does see a cue
+
+
+def test_lesson_pages_sort_in_reading_order():
+    """The deck and the review page list pages by file name: a split lesson's files sort in the
+    order nav reads them (``02-part-2-...`` after ``02-gradient-...``), so "part 2" never comes
+    before "part 1" there."""
+    import yaml
+
+    nav = yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))["nav"]
+    (path,) = [entry["Learning path"] for entry in nav if "Learning path" in entry]
+    lessons = [page for entry in path for page in entry.values() if page.startswith("lessons/")]
+    assert lessons == _all_pages() == sorted(_all_pages())

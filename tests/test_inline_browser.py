@@ -16,7 +16,7 @@ import pytest
 
 pytestmark = pytest.mark.browser
 
-LESSON = "lessons/02-gradient-checkpointing.html"
+LESSON = "lessons/02-part-3-measuring-and-choosing.html"  # Lesson 2's quiz and planner
 REVIEW = "review.html"
 STORAGE_KEY = "course-review:v1"
 FORMAT = "contributing-to-open-source-ml/review-progress"

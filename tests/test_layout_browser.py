@@ -15,7 +15,7 @@ pytestmark = pytest.mark.browser
 
 DESKTOP = {"width": 1280, "height": 900}
 PHONE = {"width": 390, "height": 844}
-PLANNER_PAGE = "lessons/02-gradient-checkpointing.html"
+PLANNER_PAGE = "lessons/02-part-3-measuring-and-choosing.html"
 
 # Every shown table in the text column: how wide it is against the column, and the wrapper it
 # scrolls in when it does (what that wrapper tells a sighted and a screen-reader user).

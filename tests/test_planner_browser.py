@@ -20,7 +20,7 @@ from tools.build.buildinfo import ROOT
 
 pytestmark = pytest.mark.browser
 
-LESSON = "lessons/02-gradient-checkpointing.html"
+LESSON = "lessons/02-part-3-measuring-and-choosing.html"  # Lesson 2's quiz and planner
 RESULTS = sorted((ROOT / "docs" / "benchmarks").glob("*.json"))
 UNITS = {"B": 1, "kB": 1e3, "MB": 1e6, "GB": 1e9, "TB": 1e12, "PB": 1e15}
 BYTES = re.compile(r"([\d,]+(?:\.(\d+))?) (B|kB|MB|GB|TB|PB)\b")
@@ -289,7 +289,7 @@ def test_planner_works_after_materials_instant_navigation(open_site, built_site)
     page = open_site(origin=published_url(built_site)).goto("index.html")
     page.wait_for_load_state("networkidle")  # Material reads the sitemap before it intercepts
     page.evaluate("window.__sameDocument = true")
-    page.locator('.md-nav a[href$="02-gradient-checkpointing.html"]').first.click()
+    page.locator('.md-nav a[href$="02-part-3-measuring-and-choosing.html"]').first.click()
     page.wait_for_url(f"**/{LESSON}")
     page.locator("form.planner tbody tr").first.wait_for(state="visible")
     assert page.evaluate("window.__sameDocument === true"), "the page was fully reloaded"

@@ -78,13 +78,17 @@ def test_the_downloaded_workspace_starts_and_checks_without_the_course(tmp_path:
 
 
 def test_each_lesson_says_which_practice_steps_it_covers():
+    """A lesson split into pages (``02-….md``, ``02-part-2-….md``) says it once, at its end."""
     titles = {title for _, title, _ in steps.STEPS}
-    for lesson in sorted(LESSONS.glob("0*.md")):
-        text = lesson.read_text("utf-8")
+    pages: dict[str, list[Path]] = {}
+    for page in sorted(LESSONS.glob("0*.md")):
+        pages.setdefault(page.name[:2], []).append(page)
+    for number, files in pages.items():
+        text = "\n".join(page.read_text("utf-8") for page in files)
         part = re.search(r"^## Practise it \{#practise\}\n(.*?)^## Key points", text, re.S | re.M)
-        assert part, f"{lesson.name}: no Practise it section just before Key points"
+        assert part, f"lesson {number}: no Practise it section just before Key points"
         named = set(re.findall(r"\*\*([^*]+)\*\*", part.group(1))) & titles
-        assert named, f"{lesson.name}: its Practise it section names no practice step"
+        assert named, f"lesson {number}: its Practise it section names no practice step"
         assert "(../practice.md)" in part.group(1)
 
 

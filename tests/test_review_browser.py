@@ -20,7 +20,7 @@ pytestmark = pytest.mark.browser
 
 REVIEW = "review.html"
 HOME = "index.html"
-LESSON = "lessons/02-gradient-checkpointing.html"
+LESSON = "lessons/02-part-3-measuring-and-choosing.html"  # Lesson 2's quiz and planner
 STORAGE_KEY = "course-review:v1"
 T0 = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)
 ASSETS = ROOT / "docs" / "assets"

@@ -25,7 +25,7 @@ from tools.build.buildinfo import ROOT
 pytestmark = pytest.mark.browser
 
 HOME = "index.html"
-LESSON = "lessons/02-gradient-checkpointing.html"
+LESSON = "lessons/02-part-3-measuring-and-choosing.html"  # Lesson 2's quiz and planner
 URDU_QUIZ = "quizzes/checkpointing-ur.html"
 NASTALIQ = "Noto Nastaliq Urdu"
 MAX_LESSON_BYTES = 1_500_000

@@ -244,7 +244,7 @@ for preserve in (True, False):
 # them. Results you would put in a pull request need the size and the hardware you train on;
 # under each table, Lesson 2.8 says on which device, when and with which code it was measured.
 # To see what the same model predicts for your own model's sizes before you measure, use the
-# [memory planner](../lessons/02-gradient-checkpointing.html#planner) in Lesson 2.9.
+# [memory planner](../lessons/02-part-3-measuring-and-choosing.html#planner) in Lesson 2.9.
 
 # %%
 # The provenance the harness records, as it would appear under a results table.

@@ -27,7 +27,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = "/usr/bin/chromium"
-LESSON = "lessons/02-gradient-checkpointing.html"
+LESSON = "lessons/02-part-3-measuring-and-choosing.html"  # Lesson 2's quiz and planner
 FORMAT = "contributing-to-open-source-ml/review-progress"
 ITEMS = 500
 

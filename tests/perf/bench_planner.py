@@ -27,7 +27,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from conftest import CHROMIUM_ARGS, chromium_path  # noqa: E402
 
-LESSON = "lessons/02-gradient-checkpointing.html"
+LESSON = "lessons/02-part-3-measuring-and-choosing.html"  # Lesson 2's quiz and planner
 TIME_KEYSTROKES = """([repeats, values]) => {
   const form = document.querySelector("form.planner");
   const input = form.querySelector("input[name=layers]");

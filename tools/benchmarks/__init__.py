@@ -8,11 +8,11 @@ The build only *reads* ``docs/benchmarks/<benchmark>-<device>.json``; measuring 
     :::
 
 and :func:`render_embed` returns the HTML that replaces those lines. Views: ``table``,
-``summary``, ``rng-stash`` and ``autocast`` (:mod:`.tables`), ``plot-memory`` and
-``plot-tradeoff`` (:mod:`.plots`, drawn on :mod:`.chart`), and ``planner`` (:mod:`.planner`: a
-form running the memory model on the reader's own sizes, in the browser); files are found, read
-and judged current or stale in :mod:`.results`, checked against :mod:`.schema`, and numbers are
-written by :mod:`.formatting`.
+``summary``, ``rng-stash``, ``autocast`` and ``step`` (:mod:`.tables`), ``plot-memory``,
+``plot-tradeoff`` and ``plot-breakdown`` (:mod:`.plots`, drawn on :mod:`.chart`), and
+``planner`` (:mod:`.planner`: a form running the memory model on the reader's own sizes, in the
+browser); files are found, read and judged current or stale in :mod:`.results`, checked against
+:mod:`.schema`, and numbers are written by :mod:`.formatting`.
 
 A stale file (its measuring code changed since) still renders, under a visible notice naming the
 command that regenerates it, and a :class:`StaleResultsWarning` is issued; with ``strict=True``
@@ -32,7 +32,7 @@ from snippets import memory_model
 from tools.benchmarks.errors import BenchmarkError, StaleResultsWarning
 from tools.benchmarks.formatting import esc
 from tools.benchmarks.planner import view_planner
-from tools.benchmarks.plots import view_plot_memory, view_plot_tradeoff
+from tools.benchmarks.plots import view_plot_breakdown, view_plot_memory, view_plot_tradeoff
 from tools.benchmarks.results import (
     BENCHMARKS,
     Results,
@@ -65,6 +65,7 @@ _RENDERERS: dict[str, Callable[[list[Results]], str]] = {
     "table": view_table,
     "plot-memory": view_plot_memory,
     "plot-tradeoff": view_plot_tradeoff,
+    "plot-breakdown": view_plot_breakdown,
     "summary": view_summary,
     "rng-stash": view_rng_stash,
     "autocast": view_autocast,

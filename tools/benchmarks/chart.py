@@ -1,4 +1,5 @@
-"""A small hand-written SVG plotting surface for the two plot views.
+"""A small hand-written SVG plotting surface for the plot views: :class:`Chart` (linear axes, for
+points and lines) and :class:`Bars` (horizontal stacked bars, one row per strategy).
 
 Hand-written rather than matplotlib: importing matplotlib would cost the build seconds, and its
 SVG carries random ids, so the same results would not give the same bytes. Colours work on light
@@ -26,6 +27,8 @@ _STYLE = (
     ".benchmark-svg .bm-grid{stroke:currentColor;stroke-opacity:.15}"
     ".benchmark-svg .bm-axis{stroke:currentColor}"
     ".benchmark-svg .bm-ref{fill:none;stroke:currentColor;stroke-dasharray:2 3}"
+    ".benchmark-svg .bm-seg{stroke:#fff;stroke-width:1}"
+    '[data-md-color-scheme="slate"] .benchmark-svg .bm-seg{stroke:#1e2129}'
     "</style>"
 )
 # The canvas, and the margins around the plot area that hold ticks, axis titles and the legend.
@@ -158,8 +161,7 @@ class Chart:
         )
 
     def text(self, x: float, y: float, content: str, anchor: str | None = None) -> None:
-        align = f' text-anchor="{anchor}"' if anchor else ""
-        self.parts.append(f'<text x="{_at(x)}" y="{_at(y)}"{align}>{esc(content)}</text>')
+        self.parts.append(_text(x, y, content, anchor))
 
     def axes(self, x_label: str, y_label: str) -> None:
         """Grid lines, ticks and their labels, both axes and their titles."""
@@ -230,12 +232,99 @@ class Chart:
 
     def svg(self, label: str, title: str) -> str:
         """The finished chart; ``label`` is its aria-label, what a sighted reader sees in it."""
-        return (
-            f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {_W} {_H}" width="{_W}" '
-            f'height="{_H}" role="img" aria-label="{esc(label)}" class="benchmark-svg" '
-            'style="max-width:100%;height:auto;font:12px sans-serif;fill:currentColor">'
-            f"<title>{esc(title)}</title>{_STYLE}" + "".join(self.parts) + "</svg>"
+        return _svg(_H, label, title, self.parts)
+
+
+class Bars:
+    """Horizontal bars from zero, one row each, every bar a stack of coloured segments in the
+    order the legend names them (so the order is a cue besides the colour); the canvas grows
+    with the rows instead of squeezing them."""
+
+    LEFT, RIGHT, TOP, ROW, BOTTOM = 160, 76, 40, 20, 46
+
+    def __init__(self, maximum: float, rows: int) -> None:
+        self.xt = _ticks(0, maximum)
+        self.height = self.TOP + rows * self.ROW + self.BOTTOM
+        self.parts: list[str] = []
+
+    def x(self, v: float) -> float:
+        """Pixel position of data value ``v`` on the axis."""
+        return self.LEFT + v / self.xt[-1] * (_W - self.LEFT - self.RIGHT)
+
+    def _middle(self, row: int) -> float:
+        return self.TOP + (row + 0.5) * self.ROW
+
+    def bar(self, row: int, name: str, segments: list[tuple[str, float]], end: str) -> None:
+        """Row ``row``: its name left of the axis, ``(colour class, value)`` segments stacked
+        left to right, and ``end`` written after the bar."""
+        y = self._middle(row)
+        self.parts.append(_text(self.LEFT - 8, y + 4, name, "end"))
+        start = 0.0
+        for cls, value in segments:
+            x0, x1 = self.x(start), self.x(start + value)
+            self.parts.append(
+                f'<rect class="{cls} bm-mark bm-seg" x="{x0:.1f}" y="{y - 7:.1f}" '
+                f'width="{x1 - x0:.1f}" height="13"/>'
+            )
+            start += value
+        self.parts.append(_text(self.x(start) + 6, y + 4, end))
+
+    def heading(self, row: int, text: str) -> None:
+        """Row ``row`` names the group of bars under it, from the left edge."""
+        y = self._middle(row) + 4
+        self.parts.append(f'<text x="8" y="{y:.1f}" font-weight="bold">{esc(text)}</text>')
+
+    def note(self, row: int, name: str, text: str) -> None:
+        """Row ``row`` without a bar (a configuration that ran out of memory): its name, a text."""
+        y = self._middle(row)
+        self.parts += [_text(self.LEFT - 8, y + 4, name, "end"), _text(self.LEFT + 6, y + 4, text)]
+
+    def axis(self, title: str) -> None:
+        """Grid lines and ticks under the bars, the axis and its title."""
+        bottom = self.height - self.BOTTOM
+        for v in self.xt:
+            x = self.x(v)
+            self.parts.append(
+                f'<line class="bm-grid" x1="{x:.1f}" x2="{x:.1f}" y1="{self.TOP}" y2="{bottom}"/>'
+            )
+            self.parts.append(_text(x, bottom + 18, _num(v), "middle"))
+        self.parts.append(
+            f'<line class="bm-axis" x1="{self.LEFT}" x2="{_W - self.RIGHT}" y1="{bottom}" '
+            f'y2="{bottom}"/>'
         )
+        self.parts.append(
+            _text((self.LEFT + _W - self.RIGHT) / 2, self.height - 8, title, "middle")
+        )
+
+    def legend(self, items: list[tuple[str, str]]) -> None:
+        """(colour class, text) entries in one row above the bars, in stacking order."""
+        x: float = self.LEFT
+        for cls, content in items:
+            self.parts.append(
+                f'<rect class="{cls} bm-mark bm-seg" x="{x:.1f}" y="12" width="14" height="10"/>'
+            )
+            self.parts.append(_text(x + 19, 21, content))
+            x += 32 + _CHAR_WIDTH * len(content)
+
+    def svg(self, label: str, title: str) -> str:
+        """The finished chart; ``label`` is its aria-label, what a sighted reader sees in it."""
+        return _svg(self.height, label, title, self.parts)
+
+
+def _text(x: float, y: float, content: str, anchor: str | None = None) -> str:
+    align = f' text-anchor="{anchor}"' if anchor else ""
+    return f'<text x="{_at(x)}" y="{_at(y)}"{align}>{esc(content)}</text>'
+
+
+def _svg(height: int, label: str, title: str, parts: list[str]) -> str:
+    """An inline SVG of the page width and ``height``: scales down, never overflows its column;
+    text and lines follow the page's colour, light or dark."""
+    return (
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {_W} {height}" width="{_W}" '
+        f'height="{height}" role="img" aria-label="{esc(label)}" class="benchmark-svg" '
+        'style="max-width:100%;height:auto;font:12px sans-serif;fill:currentColor">'
+        f"<title>{esc(title)}</title>{_STYLE}" + "".join(parts) + "</svg>"
+    )
 
 
 def figure(svg: str, caption: str) -> str:

@@ -1,15 +1,18 @@
-"""The ``plot-memory`` and ``plot-tradeoff`` views: one SVG figure per device.
+"""The ``plot-memory``, ``plot-tradeoff`` and ``plot-breakdown`` views: SVG figures.
 
 ``plot-memory`` shows what the lesson derives (memory against the strategy's parameter, measured
-beside predicted); ``plot-tradeoff`` shows what it costs (memory against step time). Every chart
-has an aria-label that states what a sighted reader takes from it.
+beside predicted); ``plot-tradeoff`` shows what it costs (memory against step time), one figure
+per device each; ``plot-breakdown`` shows what a whole training step holds (parameters,
+gradients, optimizer state and activations, stacked per strategy), one figure per device with
+every run of the ``step`` view, whose tables give the same figures as text. Every chart has an
+aria-label that states what a sighted reader takes from it.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from tools.benchmarks.chart import Chart, figure
+from tools.benchmarks.chart import Bars, Chart, figure
 from tools.benchmarks.formatting import (
     byte_unit,
     describe_shape,
@@ -19,6 +22,7 @@ from tools.benchmarks.formatting import (
     strategy_label,
 )
 from tools.benchmarks.results import Results
+from tools.benchmarks.tables import describe_run, run_kind, step_runs
 
 # strategy -> (marker shape, colour class), in legend order; "bm-n" has no colour: the text's own.
 _FAMILY = {
@@ -40,6 +44,10 @@ def view_plot_memory(results: list[Results]) -> str:
 
 def view_plot_tradeoff(results: list[Results]) -> str:
     return "\n".join(_plot_tradeoff(r) for r in results)
+
+
+def view_plot_breakdown(results: list[Results]) -> str:
+    return "\n".join(_plot_breakdown(r) for r in results)
 
 
 QUANTITY = "Peak memory above parameters"
@@ -188,3 +196,90 @@ def _plot_tradeoff(result: Results) -> str:
         )
     )
     return figure(chart.svg(label, title), caption)
+
+
+# The whole step's terms, in stacking order: (the state's field, or None for the row's activation
+# peak; legend text; colour class). The resident state comes first: it is the same in every row.
+_TERMS = (
+    ("parameter_bytes", "parameters", "bm-a"),
+    ("gradient_bytes", "gradients", "bm-b"),
+    ("optimizer_bytes", "optimizer state", "bm-d"),
+    (None, "activations", "bm-c"),
+)
+# A bar's name: short enough for the label column.
+_BAR_NAMES = {
+    "none": "no checkpointing",
+    "selective": "selective (matmuls)",
+    "selective-attention": "selective (attention)",
+    "offload": "CPU offload",
+}
+
+
+def _bar_name(row: Row) -> str:
+    if row["strategy"] == "groups":
+        return f"groups of {row['layers_per_group']}"
+    if row["strategy"] == "segments":
+        return f"{row['segments']} segments"
+    return _BAR_NAMES.get(row["strategy"], row["strategy"])
+
+
+def _plot_breakdown(result: Results) -> str:
+    """One figure per results file: a heading per run, then a bar per strategy, on one axis, so
+    runs compare with each other (explicit attention's scores beside fused attention's)."""
+    runs = step_runs(result)
+    ok = [r for run in runs for r in run["rows"] if r["status"] == "ok"]
+    peak = max((r["step_peak_bytes"] for r in ok), default=1)
+    unit, scale = byte_unit(peak)
+    bars = Bars(peak / scale, sum(1 + len(run["rows"]) for run in runs))
+    bars.axis(f"Whole-step peak ({unit})")
+    bars.legend([(cls, name) for _, name, cls in _TERMS])
+    device = result.device["name"]
+    label = [f"Stacked bar chart of the whole-step peak per strategy on {device}."]
+    line = 0
+    for run in runs:
+        what = describe_run(run["config"])
+        bars.heading(line, f"{run_kind(run['config'])}, {run['config']['layers']} blocks")
+        line += 1
+        for row in run["rows"]:
+            if row["status"] == "ok":
+                values = [run["state"][k] if k else row["peak_bytes"] for k, _, _ in _TERMS]
+                segments = [(cls, v / scale) for (_, _, cls), v in zip(_TERMS, values, strict=True)]
+                bars.bar(line, _bar_name(row), segments, fmt_bytes(row["step_peak_bytes"]))
+            else:
+                bars.note(line, _bar_name(row), "OOM: ran out of memory")
+            line += 1
+        label.append(_breakdown_summary(run, what))
+    caption = (
+        f"What the whole training step holds on {esc(device)}, per run and strategy. Each bar is "
+        "one strategy's whole-step peak: the parameters, gradients and Adam state resident "
+        "before the step, the same in every bar of a run, and the activation peak above them. "
+        "The whole-step tables give the same figures beside the memory model's, and each "
+        "run's input sizes."
+        + (
+            ""
+            if result.on_gpu
+            else " On a CPU offload's copies stay in the measured memory, so its bar is no "
+            "checkpointing's."
+        )
+    )
+    return figure(bars.svg(" ".join(label), f"Whole-step memory per strategy, {device}"), caption)
+
+
+def _breakdown_summary(run: dict[str, Any], what: str) -> str:
+    """One run's part of the aria-label: its resident state, and its lowest and highest bars."""
+    state = run["state"]
+    text = (
+        f"{what}: parameters {fmt_bytes(state['parameter_bytes'])}, gradients "
+        f"{fmt_bytes(state['gradient_bytes'])} and optimizer state "
+        f"{fmt_bytes(state['optimizer_bytes'])} in every bar"
+    )
+    ok = [r for r in run["rows"] if r["status"] == "ok"]
+    if not ok:
+        return text + "; every strategy ran out of memory."
+    low = min(ok, key=lambda r: r["step_peak_bytes"])
+    high = max(ok, key=lambda r: r["step_peak_bytes"])
+    return text + (
+        f"; activations from {fmt_bytes(low['peak_bytes'])} ({_bar_name(low)}) to "
+        f"{fmt_bytes(high['peak_bytes'])} ({_bar_name(high)}), whole-step peak from "
+        f"{fmt_bytes(low['step_peak_bytes'])} to {fmt_bytes(high['step_peak_bytes'])}."
+    )

@@ -2,6 +2,11 @@
 
 Each table carries its provenance line (device, versions, commit, code hash, file), because a
 number without its source is the thing a reader should not trust.
+
+A step time is a median of rounds that scatter: regenerating a file on the same kind of machine
+moves them. So a view says that one time is above or below another (an overhead against its
+one-forward estimate, the RNG stash on against off) only where :func:`beyond_spread` says the
+rounds can show it; elsewhere it says the difference is within the spread.
 """
 
 from __future__ import annotations
@@ -30,7 +35,8 @@ _SUMMARY_QUANTITIES = (
     "Its step-time overhead / one-forward estimate",
     "Best segment count (lowest measured peak)",
     "Measured / predicted peak",
-    "Overhead above its one-forward estimate",
+    "Overhead above its one-forward estimate, beyond the spread",
+    "Selective's step against every layer checkpointed",
     "Gradients equal to no checkpointing",
 )
 
@@ -70,6 +76,13 @@ def view_rng_stash(results: list[Results]) -> str:
         on, off = stash["step_times_s"], stash["step_times_no_stash_s"]
         median_on, median_off = statistics.median(on), statistics.median(off)
         pairs = [a - b for a, b in zip(on, off, strict=True)]
+        spreads = (_iqr(on), _iqr(off))
+        shown = beyond_spread(median_on - median_off, *spreads)
+        spread_text = (
+            "no spread: one round"
+            if None in spreads
+            else f"IQR {fmt_time(spreads[0])} with the stash, {fmt_time(spreads[1])} without"
+        )
         lines = [
             "<table>",
             f"<caption>Checkpointing every layer on {name}: the random-number-state stash"
@@ -83,7 +96,9 @@ def view_rng_stash(results: list[Results]) -> str:
             _cell_row(
                 "Difference of the medians",
                 f"{fmt_time(median_on - median_off)} ({(median_on - median_off) / median_on:+.1%}"
-                " of the default step)",
+                " of the default step)<br><small>"
+                + ("larger than" if shown else "<strong>within</strong>")
+                + f" the spread of the rounds ({spread_text})</small>",
             ),
             _cell_row(
                 f"Per round, default minus stash off ({len(pairs)} rounds)",
@@ -149,25 +164,37 @@ def view_step(results: list[Results]) -> str:
     model, each strategy's share of no checkpointing's, and the step time with its spread."""
     parts = ['<div class="benchmark benchmark-step">']
     for result in results:
-        for run in [result.data, *result.data.get("runs", [])]:
+        for run in step_runs(result):
             parts.append(_step_table(result, run))
         parts.append(_provenance_line(result))
     parts.append("</div>")
     return "\n".join(parts)
 
 
+def step_runs(result: Results) -> list[dict[str, Any]]:
+    """The runs whose whole step a results file measured: its own (the MLP rows), then each of
+    ``runs`` (the transformer block's), each with its config, state and rows."""
+    return [result.data, *result.data.get("runs", [])]
+
+
 def describe_run(config: dict[str, Any]) -> str:
     """ "transformer, explicit attention, float32 under bfloat16 autocast", and the sizes."""
+    heads = f", {config['heads']} heads" if config.get("block", "mlp") == "transformer" else ""
+    return (
+        f"{run_kind(config)}: {config['layers']} blocks, input [{config['batch']}, "
+        f"{config['tokens']}, {config['hidden']}]{heads}"
+    )
+
+
+def run_kind(config: dict[str, Any]) -> str:
+    """ "transformer, explicit attention, float32 under bfloat16 autocast": a run without its
+    sizes, short enough for a plot's line."""
     block = config.get("block", "mlp")
     what = "MLP block" if block == "mlp" else f"transformer, {config['attention']} attention"
     precision = config["dtype"]
     if config.get("autocast"):
         precision += f" under {config['autocast']} autocast"
-    heads = f", {config['heads']} heads" if block == "transformer" else ""
-    return (
-        f"{what}, {precision}: {config['layers']} blocks, input [{config['batch']}, "
-        f"{config['tokens']}, {config['hidden']}]{heads}"
-    )
+    return f"{what}, {precision}"
 
 
 def _step_table(result: Results, run: dict[str, Any]) -> str:
@@ -220,6 +247,41 @@ def _step_table(result: Results, run: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def beyond_spread(difference_s: float, *spreads_s: float | None) -> bool:
+    """Whether a difference between median times is one the rounds can show: larger than half
+    the interquartile ranges of the times compared, added, so that their "± half the IQR"
+    ranges (as the step table shows them) do not overlap. Without a spread (one round) no
+    difference is shown."""
+    if any(spread is None for spread in spreads_s):
+        return False
+    return abs(difference_s) > sum(spreads_s) / 2
+
+
+def _iqr(times: list[float]) -> float | None:
+    """The interquartile range of rounds, computed as the harness computes a row's spread."""
+    if len(times) < 2:
+        return None
+    quartiles = statistics.quantiles(times, n=4)
+    return quartiles[2] - quartiles[0]
+
+
+def _against_estimate(row: dict[str, Any], none: dict[str, Any] | None) -> str | None:
+    """Where a row's step time lies against its one-forward estimate (no checkpointing's step
+    plus the estimated recomputation): ``"above"`` or ``"below"`` only beyond the spread of
+    the row's and no checkpointing's rounds, else ``"within"``; ``None`` with no estimate."""
+    bound = row.get("overhead_bound")
+    if bound is None or row.get("overhead") is None or none is None or row is none:
+        return None
+    difference = row["step_time_s"] - none["step_time_s"] * (1 + bound)
+    if not beyond_spread(difference, row["step_time_spread_s"], none["step_time_spread_s"]):
+        return "within"
+    return "above" if difference > 0 else "below"
+
+
+# A verdict in running text; under a table's figure it stands alone (the table's note says it).
+_VERDICTS = {"above": "above it", "below": "below it", "within": "within the spread"}
+
+
 def _cell_row(label: str, *cells: str) -> str:
     """A table row: a header cell (trusted markup) and its value cells."""
     tds = "".join(f'<td class="num">{cell}</td>' for cell in cells)
@@ -237,8 +299,10 @@ def _table(result: Results) -> str:
         "Gradients equal (largest relative difference)",
     ]
     note = (
-        f"{esc(describe_shape(result))}. Predicted and measured: peak memory above parameters and "
-        "gradients, recompute included"
+        f"{esc(describe_shape(result))}. Under each overhead: its one-forward estimate, and "
+        "whether the step lies above or below that by more than the spread of the rounds, or "
+        "within it. Predicted and measured: peak memory above parameters and gradients, "
+        "recompute included"
         + (
             "."
             if result.on_gpu
@@ -256,13 +320,14 @@ def _table(result: Results) -> str:
         "<thead><tr>" + "".join(f'<th scope="col">{esc(h)}</th>' for h in head) + "</tr></thead>",
         "<tbody>",
     ]
+    none = next((r for r in result.rows if r["strategy"] == "none" and r["status"] == "ok"), None)
     for row in result.rows:
-        lines.append(_table_row(row))
+        lines.append(_table_row(row, none))
     lines += ["</tbody>", "</table>", _provenance_line(result), "</div>"]
     return "\n".join(lines)
 
 
-def _table_row(row: dict[str, Any]) -> str:
+def _table_row(row: dict[str, Any], none: dict[str, Any] | None) -> str:
     """One strategy: predicted and measured peak, then what else was measured."""
     predicted = row["predicted_peak_bytes"]
     parameter = describe_parameter(row)
@@ -287,7 +352,7 @@ def _table_row(row: dict[str, Any]) -> str:
         f'<td class="num">{measured}</td>',
         f'<td class="num">{saved}</td>',
         f'<td class="num">{fmt_time(row["step_time_s"])}</td>',
-        f'<td class="num">{_overhead_text(row, in_table=True)}</td>',
+        f'<td class="num">{_overhead_text(row, none, in_table=True)}</td>',
         f"<td>{_grads_text(row)}</td>",
     ]
     return "<tr>" + "".join(cells) + "</tr>"
@@ -299,19 +364,24 @@ def _ratio(measured: float | None, predicted: float | None) -> float | None:
     return measured / predicted
 
 
-def _overhead_text(row: dict[str, Any], *, in_table: bool = False) -> str:
-    """The overhead and its one-forward bound: one line in the summary; in the table the bound
-    goes under the overhead, so that column is as narrow as its figures."""
+def _overhead_text(
+    row: dict[str, Any], none: dict[str, Any] | None, *, in_table: bool = False
+) -> str:
+    """The overhead and its one-forward bound, and whether the step lies above or below the
+    bound beyond the spread of the rounds: one line in the summary; in the table the bound and
+    the verdict go under the overhead, so that column is as narrow as its figures."""
     if row["strategy"] == "none":
         return "baseline"
     if row.get("overhead") is None:
         return "—"
     overhead, bound = fmt_percent(row["overhead"]), row.get("overhead_bound")
+    verdict = _against_estimate(row, none)
     if in_table:  # the header names the bound; offload recomputes nothing, so it has none
-        return f"{overhead}<br><small>{'none' if bound is None else fmt_percent(bound)}</small>"
+        small = "none" if bound is None else fmt_percent(bound)
+        return f"{overhead}<br><small>{small}{f', {verdict}' if verdict else ''}</small>"
     if bound is None:
         return f"{overhead} / none (no recompute)"
-    return f"{overhead} / {fmt_percent(bound)}"
+    return f"{overhead} / {fmt_percent(bound)}" + (f": {_VERDICTS[verdict]}" if verdict else "")
 
 
 def _grads_text(row: dict[str, Any]) -> str:
@@ -361,7 +431,7 @@ def _summary_column(result: Results) -> list[str]:
         cells.append(f"{fmt_bytes(best['peak_bytes'])}: {esc(strategy_label(best))}")
         share = best["peak_bytes"] / none["peak_bytes"] if none else None
         cells.append(f"{1 / share:.1f}× less ({share:.0%} of no checkpointing)" if share else "—")
-        cells.append(_overhead_text(best) if best.get("overhead") is not None else "—")
+        cells.append(_overhead_text(best, none) if best.get("overhead") is not None else "—")
     else:
         cells += ["—", "—", "—"]
     cells.append(_best_segments(result, rows))
@@ -380,8 +450,18 @@ def _summary_column(result: Results) -> list[str]:
         text += " (offload left out: on a CPU its copies stay in the measured memory)"
     cells.append(text)
     bounded = [r for r in rows if r.get("overhead_bound") is not None and r["strategy"] != "none"]
-    above = sum(1 for r in bounded if r["overhead"] > r["overhead_bound"])
-    cells.append(f"{above} of {len(bounded)} timed rows" if bounded else "—")
+    verdicts = [_against_estimate(r, none) for r in bounded]
+    above = verdicts.count("above")
+    near = sum(
+        1
+        for r, v in zip(bounded, verdicts, strict=True)
+        if v == "within" and r["overhead"] > r["overhead_bound"]
+    )
+    text = f"{above} of {len(bounded)} timed rows" if bounded else "—"
+    if near:
+        text += f"; {near} more above it by less than the spread of the rounds"
+    cells.append(text)
+    cells.append(_selective_against_full(rows))
     compared = [r for r in rows if r["grads_equal"] is not None]
     equal = sum(1 for r in compared if r["grads_equal"])
     oom = sum(1 for r in result.rows if r["status"] == "oom")
@@ -393,6 +473,20 @@ def _summary_column(result: Results) -> list[str]:
         text += f" ({oom} OOM)"
     cells.append(text if compared else "—")
     return cells
+
+
+def _selective_against_full(rows: list[dict[str, Any]]) -> str:
+    """Selective's median step beside checkpointing every layer's: slower or faster only where
+    the difference is larger than the spread of the two rows' rounds."""
+    selective = next((r for r in rows if r["strategy"] == "selective"), None)
+    full = next((r for r in rows if r.get("layers_per_group") == 1), None)
+    if selective is None or full is None or None in (selective["step_time_s"], full["step_time_s"]):
+        return "—"
+    difference = selective["step_time_s"] - full["step_time_s"]
+    spreads = (selective["step_time_spread_s"], full["step_time_spread_s"])
+    if beyond_spread(difference, *spreads):
+        return f"{fmt_time(abs(difference))} {'slower' if difference > 0 else 'faster'}"
+    return f"within the spread of the rounds ({fmt_time(difference)} apart)"
 
 
 def _best_segments(result: Results, rows: list[dict[str, Any]]) -> str:

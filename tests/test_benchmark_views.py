@@ -1,0 +1,247 @@
+"""The whole-step breakdown plot, and the statements about time that the views make.
+
+Every figure the ``plot-breakdown`` view draws comes from the results file, and a row missing a
+field is the same ``file:line`` schema error as for any view. A view says that a strategy's step
+time differs from another's, or from its one-forward estimate, only where the difference is
+larger than the spread of the rounds; otherwise it says the difference is within the spread.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import ROOT
+
+from tools import benchmarks
+from tools.benchmarks.chart import Bars
+from tools.benchmarks.formatting import fmt_bytes
+from tools.benchmarks.tables import describe_run, run_kind
+
+COMMITTED = ROOT / "docs" / "benchmarks" / "checkpointing-cpu.json"
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    """A course root holding the snippets, so that the committed file is current there."""
+    skip = shutil.ignore_patterns("__pycache__")
+    shutil.copytree(ROOT / "snippets", tmp_path / "snippets", ignore=skip)
+    return tmp_path
+
+
+def committed() -> dict[str, Any]:
+    return json.loads(COMMITTED.read_text("utf-8"))
+
+
+def write(root: Path, data: dict[str, Any]) -> str:
+    text = json.dumps(data, indent=2)
+    path = root / "docs" / "benchmarks" / "checkpointing-cpu.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, "utf-8")
+    return text
+
+
+def render(root: Path, view: str) -> str:
+    return benchmarks.render_embed(["checkpointing", view], root, strict=False)
+
+
+def svgs(out: str) -> list[ET.Element]:
+    return [ET.fromstring(m) for m in re.findall(r"<svg.*?</svg>", out, re.DOTALL)]
+
+
+# --- plot-breakdown ---------------------------------------------------------------------------
+
+
+def test_breakdown_draws_every_run_in_one_accessible_figure_from_the_committed_file():
+    out = render(ROOT, "plot-breakdown")
+    data = committed()
+    runs = [data, *data["runs"]]
+    assert out == render(ROOT, "plot-breakdown")  # deterministic
+    (svg,) = svgs(out)  # one figure per results file, as for the other plots
+    assert out.count("<figcaption>") == 1
+    assert svg.get("role") == "img" and svg.find(f"{SVG}title") is not None
+    assert "max-width:100%" in svg.get("style", "")  # scales into a 390 px column
+    label = svg.get("aria-label", "")
+    texts = [t.text for t in svg.iter(f"{SVG}text")]
+    for term in ("parameters", "gradients", "optimizer state", "activations"):
+        assert term in texts
+    for run in runs:
+        assert f"{run_kind(run['config'])}, {run['config']['layers']} blocks" in texts  # heading
+        assert describe_run(run["config"]) in label
+        state = run["state"]
+        for key in ("parameter_bytes", "gradient_bytes", "optimizer_bytes"):
+            assert f"{key.split('_')[0]}" in label and fmt_bytes(state[key]) in label
+        for row in run["rows"]:
+            assert fmt_bytes(row["step_peak_bytes"]) in texts
+    ok = sum(1 for run in runs for r in run["rows"] if r["status"] == "ok")
+    assert len(svg.findall(f"{SVG}rect")) == 4 + 4 * ok  # the legend, then four per bar
+    assert '[data-md-color-scheme="slate"]' in out and "currentColor" in out
+
+
+def _bar_lengths(svg: ET.Element) -> list[float]:
+    """Each bar's length in pixels: its four segments, summed (the legend's swatches skipped)."""
+    widths = [float(r.get("width")) for r in svg.findall(f"{SVG}rect")][4:]
+    return [sum(widths[i : i + 4]) for i in range(0, len(widths), 4)]
+
+
+def test_breakdown_bars_are_the_files_figures(root: Path):
+    """Change the file and the plot follows: the state in every bar, the activations per row."""
+    data = committed()
+    state = data["state"]
+    state["optimizer_bytes"] *= 3
+    none = data["rows"][0]
+    assert none["strategy"] == "none"
+    none["peak_bytes"] *= 2
+    for row in data["rows"]:
+        row["step_peak_bytes"] = (
+            state["parameter_bytes"]
+            + state["gradient_bytes"]
+            + state["optimizer_bytes"]
+            + row["peak_bytes"]
+        )
+    write(root, data)
+    (svg,) = svgs(render(root, "plot-breakdown"))
+    assert fmt_bytes(state["optimizer_bytes"]) in svg.get("aria-label")
+    lengths = _bar_lengths(svg)[: len(data["rows"])]  # the MLP run's bars come first
+    # Lengths are proportional to the whole-step peaks, to the 0.1 px the SVG is written at.
+    for length, row in zip(lengths, data["rows"], strict=True):
+        assert length == pytest.approx(
+            lengths[0] * row["step_peak_bytes"] / none["step_peak_bytes"], abs=0.5
+        )
+    assert lengths[0] == max(_bar_lengths(svg))  # the longest of every run's
+
+
+def test_breakdown_row_missing_a_field_is_a_schema_error_at_its_line(root: Path):
+    data = committed()
+    del data["runs"][0]["rows"][2]["peak_bytes"]
+    text = write(root, data)
+    with pytest.raises(benchmarks.BenchmarkError) as caught:
+        render(root, "plot-breakdown")
+    # The row's line: where its strategy is written (the row's first field).
+    rows_start = text.index('"runs"')
+    strategies = [m.start() for m in re.finditer(r'"strategy"', text) if m.start() > rows_start]
+    line = text[: strategies[2]].count("\n")  # the row's opening brace is the line above
+    assert re.search(
+        rf"checkpointing-cpu\.json:{line}: runs\[0\]\.rows\[2\]: 'peak_bytes' is a required",
+        str(caught.value),
+    )
+
+
+def test_the_bar_canvas_grows_with_its_rows_and_has_the_other_plots_width():
+    assert Bars(1.0, 14).height > Bars(1.0, 7).height
+    (svg,) = svgs(render(ROOT, "plot-breakdown"))
+    (other, *_) = svgs(render(ROOT, "plot-memory"))
+    assert svg.get("width") == other.get("width")
+
+
+# --- statements about time --------------------------------------------------------------------
+
+
+def _timed(data: dict[str, Any], strategy: str, over_estimate: float, spread: float) -> None:
+    """Give the first ``strategy`` row a step ``over_estimate`` seconds above its one-forward
+    estimate, and it and no checkpointing a spread (IQR) of ``spread`` seconds."""
+    none = data["rows"][0]
+    row = next(r for r in data["rows"] if r["strategy"] == strategy)
+    for r in data["rows"]:
+        if r["strategy"] != "none" and r.get("overhead_bound") is not None:
+            # every other row well inside its estimate and spread
+            r["step_time_s"] = none["step_time_s"] * (1 + r["overhead_bound"])
+            r["overhead"] = r["overhead_bound"]
+            r["step_time_spread_s"] = spread
+    none["step_time_spread_s"] = spread
+    row["step_time_s"] = none["step_time_s"] * (1 + row["overhead_bound"]) + over_estimate
+    row["overhead"] = row["step_time_s"] / none["step_time_s"] - 1
+
+
+def _timed_rows(data: dict[str, Any]) -> int:
+    """How many rows have a one-forward estimate (no checkpointing and offload have none)."""
+    return sum(
+        1 for r in data["rows"] if r["strategy"] != "none" and r["overhead_bound"] is not None
+    )
+
+
+def test_an_overhead_above_its_estimate_by_less_than_the_spread_is_not_counted(root: Path):
+    data = committed()
+    _timed(data, "selective", over_estimate=0.004, spread=0.010)  # 4 ms against ± 5 ms twice
+    write(root, data)
+    summary = render(root, "summary")
+    n = _timed_rows(data)
+    assert f"0 of {n} timed rows; 1 more above it by less than the spread" in summary
+    table = render(root, "table")
+    selective = table[table.index("Selective (save matmuls)") :].split("</tr>")[0]
+    assert ", within</small>" in selective and "above" not in selective
+
+
+def test_an_overhead_above_its_estimate_by_more_than_the_spread_is_counted(root: Path):
+    data = committed()
+    _timed(data, "selective", over_estimate=0.012, spread=0.010)
+    write(root, data)
+    assert f"1 of {_timed_rows(data)} timed rows</td>" in render(root, "summary")
+    table = render(root, "table")
+    selective = table[table.index("Selective (save matmuls)") :].split("</tr>")[0]
+    assert ", above</small>" in selective
+
+
+def test_a_row_below_its_estimate_says_so_only_beyond_the_spread(root: Path):
+    data = committed()
+    _timed(data, "groups", over_estimate=-0.004, spread=0.010)
+    write(root, data)
+    table = render(root, "table")
+    row = table[table.index("1 layer per group") :].split("</tr>")[0]
+    assert ", within</small>" in row and "below" not in row
+    _timed(data, "groups", over_estimate=-0.02, spread=0.010)
+    write(root, data)
+    table = render(root, "table")
+    assert ", below</small>" in table[table.index("1 layer per group") :].split("</tr>")[0]
+
+
+def test_a_row_without_a_spread_is_never_said_to_differ(root: Path):
+    data = committed()
+    _timed(data, "selective", over_estimate=0.05, spread=0.010)
+    data["rows"][0]["step_time_spread_s"] = None  # one round of no checkpointing
+    write(root, data)
+    assert f"0 of {_timed_rows(data)} timed rows; 1 more above it" in render(root, "summary")
+
+
+def test_the_rng_stash_difference_is_called_a_difference_only_beyond_the_spread(root: Path):
+    data = committed()
+    on = [0.100, 0.101, 0.102, 0.103, 0.104]
+    data["rng_stash"]["step_times_s"] = on
+    data["rng_stash"]["step_times_no_stash_s"] = [t - 0.001 for t in on]  # 1 ms, IQR ~2.5 ms
+    write(root, data)
+    assert "<strong>within</strong> the spread of the rounds" in render(root, "rng-stash")
+    data["rng_stash"]["step_times_no_stash_s"] = [t - 0.010 for t in on]
+    write(root, data)
+    out = render(root, "rng-stash")
+    assert "larger than the spread of the rounds" in out and "<strong>within" not in out
+
+
+def test_selective_against_every_layer_is_slower_only_beyond_the_spread(root: Path):
+    data = committed()
+    selective = next(r for r in data["rows"] if r["strategy"] == "selective")
+    full = next(r for r in data["rows"] if r["layers_per_group"] == 1)
+    selective["step_time_s"] = full["step_time_s"] + 0.003
+    selective["step_time_spread_s"] = full["step_time_spread_s"] = 0.004  # ± 2 ms each
+    write(root, data)
+    assert "within the spread of the rounds (3 ms apart)" in render(root, "summary")
+    selective["step_time_s"] = full["step_time_s"] + 0.005
+    write(root, data)
+    assert "5 ms slower</td>" in render(root, "summary")
+
+
+def test_a_row_that_ran_out_of_memory_is_named_not_drawn(root: Path):
+    data = committed()
+    row = data["runs"][0]["rows"][1]
+    measured = ("saved_bytes", "peak_bytes", "step_peak_bytes", "grads_equal", "grad_max_rel_diff")
+    row |= {"status": "oom", "error": "out of memory"} | dict.fromkeys(measured)
+    write(root, data)
+    out = render(ROOT, "plot-breakdown")
+    (svg,) = svgs(render(root, "plot-breakdown"))
+    assert len(svg.findall(f"{SVG}rect")) == len(svgs(out)[0].findall(f"{SVG}rect")) - 4
+    assert "OOM: ran out of memory" in [t.text for t in svg.iter(f"{SVG}text")]

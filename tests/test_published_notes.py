@@ -1,0 +1,72 @@
+"""No published note loses its identity: every GUID the course has shipped is still in the deck.
+
+Anki matches an imported note to a learner's note by GUID alone, and the review page keeps a
+learner's progress under the same GUID, so a GUID the course stops making is a note whose history
+is lost (and, if the item still exists under another GUID, a duplicate). Splitting or renaming a
+page must keep every one: ``tests/published_notes.tsv`` records each GUID with what names it,
+and this test builds the deck and finds each there.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import deck_query
+
+pytest.importorskip("genanki", reason="the course engine's dependencies are not installed")
+
+from tools.anki import deck
+from tools.build.buildinfo import ROOT
+from tools.course import notes
+from tools.course.model import normalize
+from tools.course.parser import parse_course
+from tools.site.syntax import MKDOCS
+
+RECORD = Path(__file__).with_name("published_notes.tsv")
+
+
+def published() -> dict[str, str]:
+    """GUID -> what names the item (for the message), from the record."""
+    lines = RECORD.read_text("utf-8").splitlines()
+    rows = [line.split("\t", 1) for line in lines if line and not line.startswith("#")]
+    return dict(rows)
+
+
+def test_every_published_note_keeps_its_guid_in_the_built_deck():
+    course = parse_course(ROOT, syntax=MKDOCS)
+    data = deck.build_apkg(course, site_url="", timestamp=1_700_000_000)
+    in_deck = {guid for (guid,) in deck_query(data, "select guid from notes")}
+    assert in_deck == {item.guid for item in notes.note_items(course)}
+    lost = {guid: name for guid, name in published().items() if guid not in in_deck}
+    assert not lost, (
+        "these published notes are no longer made by the course (a changed question, quiz id "
+        f"or explicit id makes a new note and orphans the learner's history): {lost}"
+    )
+
+
+def test_the_record_names_each_item_by_what_makes_its_guid():
+    """The record is not a copy of a build's output: each line's name recomputes its GUID."""
+    namespace = notes.settings(parse_course(ROOT, syntax=MKDOCS)).guid_namespace
+    for guid, name in published().items():
+        if name.startswith("#"):
+            parts = (name[1:],)
+        elif name.startswith("card: "):
+            parts = ("card", normalize(name.removeprefix("card: ")))
+        else:
+            quiz, _, prompt = name.removeprefix("quiz ").partition(": ")
+            parts = ("quiz", quiz, normalize(prompt))
+        assert notes.guid(namespace, *parts) == guid, name
+
+
+def test_lesson_subdecks_are_listed_in_reading_order():
+    """Anki lists subdecks by name: a lesson split into parts ("Lesson 2, part 1 · ...") keeps
+    its parts together and in order, between the lessons around it."""
+    course = parse_course(ROOT, syntax=MKDOCS)
+    names = []
+    for item in notes.note_items(course):
+        if item.deck_key.startswith("page:lessons/") and item.deck_name not in names:
+            names.append(item.deck_name)
+    parts = [name for name in names if ", part " in name]
+    assert len(parts) >= 2
+    assert names == sorted(names, key=str.casefold)

@@ -1,16 +1,19 @@
-"""The course's analytic model of activation memory under checkpointing, in plain arithmetic.
+"""The course's analytic model of a training step's memory under checkpointing, in plain arithmetic.
 
 Two readers need it: the benchmark harness (``checkpointing.py``, which needs torch) writes the
-tables' "predicted" columns with it, and the memory planner on Lesson 2
-(``docs/assets/planner.js``, a port checked against this file by the browser tests) evaluates
-configurations nobody measured: a transformer layer, a custom c. So it imports nothing but
-``math``, and every size is a parameter:
+tables' "predicted" columns with it, and the memory planner of Lesson 2
+(``docs/assets/planner.js``, a port checked against this file by the browser tests) plans whole
+steps nobody measured, on real model shapes. So it imports nothing but ``math``, and every size
+is a parameter:
 
 - ``a``: bytes of one boundary tensor between two layers, [batch, tokens, hidden];
-- ``c``: what one layer keeps for backward, in units of a (10 for the course's MLP block);
-- ``kept``: what selective checkpointing keeps per layer, in units of a (``None``: not modelled).
+- ``c``: what one layer keeps for backward, in units of a (:func:`block_bytes` counts it from
+  the blocks' code);
+- ``kept``: what selective checkpointing keeps per layer, in units of a;
+- the resident state: parameters, gradients and optimizer state (:func:`state_bytes`), divided
+  across FSDP ranks.
 
-``python snippets/memory_model.py`` prints the planner's table for one example configuration.
+``python snippets/memory_model.py`` prints the planner's answer for one example model.
 """
 
 from __future__ import annotations
@@ -26,27 +29,6 @@ FORWARD_SHARE = 1 / 3
 def boundary_bytes(batch: int, tokens: int, hidden: int, dtype: str) -> int:
     """a: one [batch, tokens, hidden] tensor."""
     return batch * tokens * hidden * ITEMSIZE[dtype]
-
-
-def selective_units(matmul_outputs: float) -> float:
-    """What selective checkpointing keeps per block: its input plus the matmul outputs."""
-    return 1 + matmul_outputs
-
-
-def transformer_units(tokens: int, hidden: int, heads: int, dtype: str) -> tuple[float, float]:
-    """(c, kept) of one transformer layer, after Korthikanti et al. 2022 (arXiv:2205.05198).
-
-    With 16-bit activations a layer keeps s·b·h·(34 + 5·heads·s/h) bytes (s tokens, b batch,
-    h hidden): 16 s·b·h + 2 heads·s²·b values of 2 bytes each, plus 1-byte dropout masks of
-    2 s·b·h + heads·s²·b. Other dtypes scale the values by their item size and keep the masks
-    at 1 byte (float32: s·b·h·(66 + 9·heads·s/h)). Selective recomputation of the attention core
-    drops every heads·s² term. Dividing by a = s·b·h·itemsize gives units of a; batch cancels.
-    """
-    size = ITEMSIZE[dtype]
-    attention = heads * tokens / hidden  # heads·s²·b per s·b·h
-    c = (size * (16 + 2 * attention) + 2 + attention) / size
-    kept = (size * 16 + 2) / size
-    return c, kept
 
 
 def block_bytes(
@@ -118,23 +100,36 @@ def block_parameters(block: str, hidden: int) -> tuple[int, int]:
     return 2 * h + (3 * h * h + 3 * h) + (h * h + h) + mlp, 12
 
 
-# Adam keeps two moments per parameter (exp_avg, exp_avg_sq) in the parameter's dtype and one
-# float32 step count per parameter tensor (torch.optim.Adam without capturable/fused).
-ADAM_MOMENTS = 2
-ADAM_STEP_BYTES = 4
+# What an optimizer keeps: (values per parameter, in the parameter's dtype; bytes per parameter
+# tensor). Adam and AdamW keep two moments (exp_avg, exp_avg_sq) and one float32 step count per
+# tensor (torch.optim without capturable/fused); SGD with momentum one buffer; plain SGD nothing.
+OPTIMIZERS = {"adam": (2, 4), "sgd-momentum": (1, 0), "sgd": (0, 0)}
 
 
-def state_bytes(parameters: int, tensors: int, size: int, ranks: int = 1) -> dict[str, float]:
-    """Parameter, gradient and Adam-state bytes one rank holds, sharded evenly over ``ranks``
-    (FSDP); the step counts are not sharded. ``size``: the parameters' item size."""
+def state_bytes(
+    parameters: int, tensors: int, size: int, ranks: int = 1, optimizer: str = "adam"
+) -> dict[str, float]:
+    """Parameter, gradient and optimizer-state bytes one rank holds, sharded evenly over
+    ``ranks`` (FSDP); the step counts are not sharded. ``size``: the parameters' item size."""
+    values, per_tensor = OPTIMIZERS[optimizer]
     params = parameters * size / ranks
-    optimizer = ADAM_MOMENTS * params + ADAM_STEP_BYTES * tensors
+    state = values * params + per_tensor * tensors
     return {
         "parameter_bytes": params,
         "gradient_bytes": params,
-        "optimizer_bytes": optimizer,
-        "total": 2 * params + optimizer,
+        "optimizer_bytes": state,
+        "total": 2 * params + state,
     }
+
+
+def gathered_bytes(block: str, hidden: int, size: int, ranks: int) -> float:
+    """What FSDP adds on one rank beyond its shards: ``fully_shard`` per block all-gathers one
+    block's parameters while it computes, and its backward holds that block's unsharded
+    gradients until the reduce-scatter, so one block's parameters and gradients, less the shard
+    the rank owns (0 without FSDP). Prefetching the next block's all-gather can add a block."""
+    if ranks == 1:
+        return 0.0
+    return 2 * block_parameters(block, hidden)[0] * size * (1 - 1 / ranks)
 
 
 # --8<-- [start:predict]
@@ -196,10 +191,32 @@ def recomputed_fraction(
 
 # --8<-- [end:predict]
 
-# The planner's rows, in the order it prefers them when their overheads tie: selective's 1.0 is
-# an upper bound (it re-runs only cheap ops), and the best group size never has a higher peak
-# than checkpointing every layer for the same recomputation.
-SETTINGS = ("none", "selective", "segments", "groups", "every-layer")
+# The planner's rows, in the order it prefers them when their estimated overheads tie:
+# selective-attention (transformer blocks) re-runs the attention core; selective keeps every matmul
+# output and re-runs only elementwise operations, whose cost the estimate bounds by a whole
+# forward (1.0), so at an equal estimate it goes before full checkpointing; the best group size
+# never has a higher peak than every layer for the same recomputation. Offload moves data
+# instead of recomputing: it has no estimate, so it is shown but never recommended.
+SETTINGS = (
+    "none", "selective-attention", "selective", "segments", "groups", "every-layer", "offload"
+)  # fmt: skip
+
+# The precisions the planner offers: (parameter dtype, autocast dtype). Under autocast the
+# parameters, gradients, optimizer state and residual stream stay float32 while matmuls, GELU and
+# softmax run in 16 bits (Lesson 2.7 measures which operations do).
+PRECISIONS = {
+    "float32": ("float32", None),
+    "bfloat16": ("bfloat16", None),
+    "float16": ("float16", None),
+    "autocast-bfloat16": ("float32", "bfloat16"),
+}
+
+# The share of the device's memory a plan leaves free: what the model leaves out (backward's own
+# buffers, a few a in the course's measurements; the allocator's fragmentation) needs room.
+HEADROOM = 0.10
+
+# The most FSDP ranks the planner suggests: beyond that, sharding is not the answer.
+MAX_RANKS = 4096
 
 
 def _option(
@@ -209,20 +226,21 @@ def _option(
     a: float,
     c: float,
     kept: float | None,
-    budget: float,
+    limit: float,
+    core_share: float = 1.0,
     **param: int,
 ) -> dict:
-    """One row of the planner: predicted peak, recomputed fraction, step-time overhead, fit."""
+    """One row of the planner: activation peak, recomputed fraction, step-time overhead, fit."""
     peak = predict(strategy, layers, a, c, kept, **param)[1]
-    fraction = recomputed_fraction(strategy, layers, param.get("segments"))
+    fraction = recomputed_fraction(strategy, layers, param.get("segments"), core_share)
     return {
         "setting": setting,
         "strategy": strategy,
         **param,
         "peak": peak,
         "fraction": fraction,
-        "overhead": fraction * FORWARD_SHARE,
-        "fits": peak <= budget,
+        "overhead": None if fraction is None else fraction * FORWARD_SHARE,
+        "fits": peak <= limit,
     }
 
 
@@ -237,49 +255,133 @@ def _best(candidates: list[dict]) -> dict:
     return min(candidates, key=lambda o: o["peak"])
 
 
-# The share of the budget a plan leaves free: what the model leaves out (backward's own
-# buffers, a few a in the course's measurements; the allocator's fragmentation) needs room.
-HEADROOM = 0.10
-
-
 def plan(
-    layers: int, a: float, c: float, kept: float | None, budget: float, headroom: float = HEADROOM
+    layers: int,
+    a: float,
+    c: float,
+    kept: float,
+    limit: float,
+    *,
+    core: float | None = None,
+    core_share: float = 1.0,
 ) -> dict:
-    """The planner's answer: one option per setting, and the fastest one that fits (or None).
+    """One option per setting, and the fastest one whose activation peak is at most ``limit``
+    bytes (or None).
 
-    An option fits when its predicted peak is at most ``budget * (1 - headroom)``.
-
-    ``budget`` is in bytes, like ``a``. Options are in :data:`SETTINGS` order; selective is left
-    out when ``kept`` is None (a custom block: which ops it would save is unknown), segments
-    when there is one layer (``checkpoint_sequential`` needs two segments to checkpoint any).
+    ``kept``: what selective checkpointing (every matmul output saved) keeps per layer, ``core``:
+    what selective recomputation of the attention core keeps (None: the block has no attention),
+    both in units of a; ``core_share``: that core's share of the block's FLOPs. Options are in
+    :data:`SETTINGS` order, less segments when there is one layer (``checkpoint_sequential``
+    needs two segments to checkpoint any).
     """
-    args = (layers, a, c, kept, budget * (1 - headroom))
+    args = (layers, a, c, kept, limit)
     groups = [_option("groups", "groups", *args, layers_per_group=g) for g in range(1, layers + 1)]
     segments = [_option("segments", "segments", *args, segments=s) for s in range(2, layers + 1)]
     best_group = _best(groups)  # one layer per group is the every-layer row: shown once
+    attention = (layers, a, c, core, limit, core_share)
     options = [
         _option("none", "none", *args),
-        *([_option("selective", "selective", *args)] if kept is not None else []),
+        *([_option("selective-attention", "selective-attention", *attention)] if core else []),
+        _option("selective", "selective", *args),
         *([_best(segments)] if segments else []),
         *([best_group] if best_group["layers_per_group"] != 1 else []),
         _option("every-layer", "groups", *args, layers_per_group=1),
+        _option("offload", "offload", *args),
     ]
-    fitting = [o for o in options if o["fits"]]
+    fitting = [o for o in options if o["fits"] and o["overhead"] is not None]
     best = min(fitting, key=lambda o: (o["overhead"], SETTINGS.index(o["setting"])), default=None)
     return {"options": options, "recommended": best and best["setting"]}
 
 
-if __name__ == "__main__":
-    # 24 of the course's MLP blocks (c = 10, selective keeps 6), batch 8 x 2048 tokens,
-    # hidden 2048, bfloat16, with 16 GB left for activations.
-    a = boundary_bytes(8, 2048, 2048, "bfloat16")
-    result = plan(24, a, 10, selective_units(5), 16e9)
-    print(f"a = {a / 1e6:.1f} MB; budget 16 GB for activations")
-    print(f"{'setting':<12} {'parameter':<10} {'peak':>8} {'overhead':>9}  fits")
+def plan_step(
+    *,
+    block: str,
+    attention: str,
+    layers: int,
+    hidden: int,
+    heads: int,
+    tokens: int,
+    batch: int,
+    precision: str,
+    optimizer: str,
+    ranks: int,
+    device_bytes: float,
+    headroom: float = HEADROOM,
+) -> dict:
+    """The planner's answer for a whole training step on one CUDA device.
+
+    Every setting holds the same resident state (parameters, gradients, optimizer state, FSDP's
+    gathered block); they differ in activations. A setting fits when state plus its activation
+    peak leaves ``headroom`` of ``device_bytes`` free. ``batch`` is per device. Dropout's mask
+    is counted as CUDA keeps it (1 byte). ``ranks_needed``: when nothing recomputing fits, the
+    fewest FSDP ranks with which the lowest such peak would (None: sharding alone cannot help).
+    """
+    dtype, autocast = PRECISIONS[precision]
+    size = ITEMSIZE[dtype]
+    a = boundary_bytes(batch, tokens, hidden, dtype)
+    per_block = block_bytes(
+        block,
+        batch,
+        tokens,
+        hidden,
+        heads=heads,
+        attention=attention,
+        size=size,
+        compute_size=ITEMSIZE[autocast] if autocast else None,
+        mask_size=1,
+    )
+    params, tensors = block_parameters(block, hidden)
+
+    def resident(r: int) -> dict[str, float]:
+        state = state_bytes(layers * params, layers * tensors, size, r, optimizer)
+        total, gathered = state.pop("total"), gathered_bytes(block, hidden, size, r)
+        return {**state, "gathered_bytes": gathered, "total": total + gathered}
+
+    state, usable = resident(ranks), device_bytes * (1 - headroom)
+    transformer = block == "transformer"
+    result = plan(
+        layers,
+        a,
+        per_block["full"] / a,
+        per_block["matmuls"] / a,
+        usable - state["total"],
+        core=per_block["attention"] / a if transformer else None,
+        core_share=attention_core_share(tokens, hidden) if transformer else 1.0,
+    )
     for o in result["options"]:
-        param = o.get("layers_per_group") or o.get("segments") or "-"
+        o["total"] = state["total"] + o["peak"]
+    ranks_needed = None
+    if result["recommended"] is None:
+        lowest = min(o["peak"] for o in result["options"] if o["overhead"] is not None)
+        more = range(ranks + 1, MAX_RANKS + 1)
+        ranks_needed = next((r for r in more if resident(r)["total"] + lowest <= usable), None)
+    return {**result, "a": a, "block_bytes": per_block, "state": state, "usable": usable,
+            "ranks_needed": ranks_needed}  # fmt: skip
+
+
+if __name__ == "__main__":
+    # A 7B-class decoder's blocks at 4,096 tokens, bfloat16 with Adam, on an 80 GB device.
+    shape = {"layers": 32, "hidden": 4096, "heads": 32, "tokens": 4096, "batch": 1}
+    result = plan_step(
+        block="transformer",
+        attention="explicit",
+        precision="bfloat16",
+        optimizer="adam",
+        ranks=8,
+        device_bytes=80e9,
+        **shape,
+    )
+    state = result["state"]
+    print(f"{shape}, bfloat16, Adam, 8 FSDP ranks, 80 GB; a = {result['a'] / 1e6:.1f} MB")
+    print(
+        "resident per rank: "
+        + ", ".join(f"{k.removesuffix('_bytes')} {v / 1e9:.2f} GB" for k, v in state.items())
+    )
+    print(f"{'setting':<20} {'activations':>11} {'step':>9} {'overhead':>9}  fits")
+    for o in result["options"]:
+        overhead = "-" if o["overhead"] is None else f"{o['overhead']:+.0%}"
         print(
-            f"{o['setting']:<12} {param!s:<10} {o['peak'] / 1e9:>5.2f} GB {o['overhead']:>+9.0%}"
-            f"  {'yes' if o['fits'] else 'no'}"
+            f"{o['setting']:<20} {o['peak'] / 1e9:>8.2f} GB {o['total'] / 1e9:>6.2f} GB"
+            f" {overhead:>9}  {'yes' if o['fits'] else 'no'}"
         )
-    print(f"recommended: {result['recommended']}")
+    print(f"recommended: {result['recommended']}; ranks needed: {result['ranks_needed']}")

@@ -115,7 +115,7 @@ def test_the_planners_answer_stays_in_sight_on_a_phone(open_site):
     table.wait_for(state="visible")
     table.scroll_into_view_if_needed()
     cells = [
-        page.locator("form.planner th", has_text="Fits the budget"),
+        page.locator("form.planner th", has_text="Fits the device"),
         page.locator("form.planner tr.is-recommended > :last-child"),
     ]
     for cell in cells:

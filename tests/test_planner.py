@@ -55,29 +55,30 @@ def test_model_reproduces_every_committed_prediction(path):
             assert fraction == row["recomputed_fraction"], row
 
 
-@pytest.mark.parametrize("dtype", ["bfloat16", "float16", "float32"])
 @pytest.mark.parametrize(("tokens", "hidden", "heads"), [(2048, 2048, 16), (4096, 12288, 96)])
-def test_transformer_units_follow_korthikanti(dtype, tokens, hidden, heads):
-    """16-bit: s·b·h·(34 + 5·n·s/h) bytes per layer; float32 doubles the values, not the masks."""
+def test_the_transformer_block_is_korthikantis_layer_less_its_residual_dropouts(
+    tokens, hidden, heads
+):
+    """Korthikanti et al. 2022 count sbh(34 + 5as/h) bytes per layer in 16 bits. The course's
+    block has their attention core exactly (5as²b: softmax output, 1-byte mask, dropped
+    probabilities) but no dropout after the projection and the MLP (2 sbh of masks), and its
+    count adds LayerNorm's float32 statistics (8 bytes per token, twice)."""
     batch = 3
     sbh = tokens * batch * hidden
-    c, kept = memory_model.transformer_units(tokens, hidden, heads, dtype)
-    a = memory_model.boundary_bytes(batch, tokens, hidden, dtype)
-    per_layer = {
-        "bfloat16": sbh * (34 + 5 * heads * tokens / hidden),
-        "float16": sbh * (34 + 5 * heads * tokens / hidden),
-        "float32": sbh * (66 + 9 * heads * tokens / hidden),
-    }[dtype]
-    assert c * a == pytest.approx(per_layer, rel=1e-12)
-    assert kept * a == pytest.approx(sbh * (34 if dtype != "float32" else 66), rel=1e-12)
+    counted = memory_model.block_bytes(
+        "transformer", batch, tokens, hidden, heads=heads, size=2, mask_size=1
+    )["full"]
+    korthikanti = sbh * (34 + 5 * heads * tokens / hidden)
+    statistics = 2 * 2 * batch * tokens * 4
+    assert counted == pytest.approx(korthikanti - 2 * sbh + statistics, rel=1e-12)
 
 
 def test_plan_picks_the_fastest_setting_that_fits():
     a, c, kept, layers = 1e6, 10, 6, 24
     peak_none = layers * c * a
-    assert memory_model.plan(layers, a, c, kept, peak_none, 0)["recommended"] == "none"
-    assert memory_model.plan(layers, a, c, kept, 1, 0)["recommended"] is None
-    result = memory_model.plan(layers, a, c, kept, peak_none - 1, 0)
+    assert memory_model.plan(layers, a, c, kept, peak_none)["recommended"] == "none"
+    assert memory_model.plan(layers, a, c, kept, 1)["recommended"] is None
+    result = memory_model.plan(layers, a, c, kept, peak_none - 1)
     segments = next(o for o in result["options"] if o["setting"] == "segments")
     # the least recomputation among the segment counts that fit, and it beats every other setting
     fitting = [
@@ -89,7 +90,7 @@ def test_plan_picks_the_fastest_setting_that_fits():
     assert segments["fraction"] == min(fractions)
     assert result["recommended"] == "segments"
     # with no fitting segment count, the best one is the one with the lowest peak
-    tight = memory_model.plan(layers, a, c, kept, 2 * math.sqrt(c * layers) * a * 0.5, 0)
+    tight = memory_model.plan(layers, a, c, kept, 2 * math.sqrt(c * layers) * a * 0.5)
     segments = next(o for o in tight["options"] if o["setting"] == "segments")
     peaks = [
         memory_model.predict("segments", layers, a, c, segments=s)[1] for s in range(2, layers + 1)
@@ -97,21 +98,19 @@ def test_plan_picks_the_fastest_setting_that_fits():
     assert not segments["fits"] and segments["peak"] == min(peaks)
 
 
-def test_plan_leaves_out_what_it_cannot_model():
-    settings = [o["setting"] for o in memory_model.plan(1, 1e6, 10, None, 1e12)["options"]]
-    assert settings == ["none", "every-layer"]  # one layer: its only group size is every layer
-
-
-def test_plan_leaves_its_stated_headroom_free():
-    """The new user's case of the issue: a recommendation that fills 99% of the budget is no
-    advice. A peak fits only when it leaves HEADROOM of the budget free."""
+def test_offload_is_shown_but_never_recommended():
+    """Offload moves data instead of recomputing: the model has no time estimate for it."""
     layers, a, c, kept = 24, 1e6, 10, 6
-    peak_none = layers * c * a
-    assert memory_model.plan(layers, a, c, kept, peak_none / 0.99)["recommended"] != "none"
-    roomy = memory_model.plan(layers, a, c, kept, peak_none / (1 - memory_model.HEADROOM))
-    assert roomy["recommended"] == "none"
-    for o in memory_model.plan(layers, a, c, kept, peak_none / 2)["options"]:
-        assert o["fits"] == (o["peak"] <= peak_none / 2 * (1 - memory_model.HEADROOM))
+    offload_only = memory_model.predict("offload", layers, a, c)[1]
+    result = memory_model.plan(layers, a, c, kept, offload_only)
+    offload = next(o for o in result["options"] if o["setting"] == "offload")
+    assert offload["fits"] and offload["overhead"] is None
+    assert result["recommended"] is None
+
+
+def test_one_layer_has_no_segment_row_and_an_mlp_block_no_attention_row():
+    settings = [o["setting"] for o in memory_model.plan(1, 1e6, 10, 6, 1e12)["options"]]
+    assert settings == ["none", "selective", "every-layer", "offload"]
 
 
 def test_rows_that_coincide_are_shown_once():
@@ -129,6 +128,82 @@ def test_rows_that_coincide_are_shown_once():
     assert {o["setting"] for o in roomy["options"]} >= {"groups", "every-layer"}
 
 
+# The new user's case of issue 24: 48 layers, hidden 4096, 4,096 tokens, batch 1, 32 heads.
+LARGE = {"block": "transformer", "attention": "explicit", "layers": 48, "hidden": 4096,
+         "heads": 32, "tokens": 4096, "batch": 1, "precision": "bfloat16",
+         "optimizer": "adam"}  # fmt: skip
+
+
+def step(**changes):
+    return memory_model.plan_step(**{**LARGE, "ranks": 1, "device_bytes": 20e9, **changes})
+
+
+def test_a_whole_step_holds_the_state_the_harness_measures_and_fsdp_shards_it():
+    params, tensors = memory_model.block_parameters("transformer", 4096)
+    one = step()["state"]
+    assert one["parameter_bytes"] == one["gradient_bytes"] == 48 * params * 2
+    assert one["optimizer_bytes"] == 2 * 48 * params * 2 + 4 * 48 * tensors
+    assert one["gathered_bytes"] == 0
+    two = step(ranks=2)["state"]
+    for key in ("parameter_bytes", "gradient_bytes"):
+        assert two[key] == one[key] / 2
+    assert two["gathered_bytes"] == params * 2  # one block's parameters and gradients, halved
+    momentum = step(optimizer="sgd-momentum")["state"]
+    assert momentum["optimizer_bytes"] == one["parameter_bytes"]
+    assert step(optimizer="sgd")["state"]["optimizer_bytes"] == 0
+    mixed = step(precision="autocast-bfloat16")["state"]
+    assert mixed["parameter_bytes"] == 2 * one["parameter_bytes"]  # float32 weights
+    for o in step(ranks=64, device_bytes=80e9)["options"]:
+        assert o["total"] == pytest.approx(step(ranks=64)["state"]["total"] + o["peak"])
+
+
+def test_the_large_model_gets_specific_advice_and_never_fills_the_device():
+    """Issue 24's new user: the old planner recommended 19.8 GB of a 20 GB budget. The state
+    alone does not fit now; the advice names the FSDP rank count that makes it fit."""
+    result = step()
+    assert result["recommended"] is None
+    needed = result["ranks_needed"]
+    assert needed is not None and needed > 1
+    assert step(ranks=needed)["recommended"] is not None
+    assert step(ranks=needed - 1)["recommended"] is None
+    for ranks in (needed, 64):
+        chosen = step(ranks=ranks)
+        best = next(o for o in chosen["options"] if o["setting"] == chosen["recommended"])
+        assert best["total"] <= 20e9 * (1 - memory_model.HEADROOM)
+
+
+def test_selective_recomputation_of_attention_is_chosen_where_it_fits():
+    """It re-runs the attention core's share of the matmul work, T/(T + 6H), not a whole
+    forward: where it fits and no checkpointing does not, it beats full checkpointing."""
+    result = step(ranks=64, device_bytes=80e9)
+    rows = {o["setting"]: o for o in result["options"]}
+    assert rows["selective-attention"]["fraction"] == pytest.approx(4096 / (4096 + 6 * 4096))
+    assert not rows["none"]["fits"] and rows["selective-attention"]["fits"]
+    assert result["recommended"] == "selective-attention"
+    assert rows["every-layer"]["overhead"] > rows["selective-attention"]["overhead"]
+
+
+def test_fused_attention_keeps_no_scores():
+    """Explicit attention keeps 5 bytes per score in 16 bits; the fused kernel its output and one
+    float32 log-sum-exp per head and token."""
+    explicit = step(ranks=64, device_bytes=80e9)["block_bytes"]
+    fused = step(ranks=64, device_bytes=80e9, attention="fused")["block_bytes"]
+    scores, n = 32 * 4096 * 4096, 4096 * 4096  # batch 1, 16-bit values, 1-byte mask
+    assert explicit["full"] - fused["full"] == 5 * scores - (2 * n + 32 * 4096 * 4)
+    assert explicit["attention"] == fused["attention"]  # what is left outside the core
+
+
+def test_a_plan_leaves_its_stated_headroom_free():
+    """A setting fits only when its whole step leaves HEADROOM of the device free."""
+    roomy = step(ranks=64, device_bytes=1e12)
+    none_total = roomy["options"][0]["total"]
+    exact = none_total / (1 - memory_model.HEADROOM)
+    assert step(ranks=64, device_bytes=exact)["recommended"] == "none"
+    assert step(ranks=64, device_bytes=exact * 0.999)["recommended"] != "none"
+    for o in step(ranks=64, device_bytes=exact * 0.5)["options"]:
+        assert o["fits"] == (o["total"] <= exact * 0.5 * (1 - memory_model.HEADROOM))
+
+
 class _Collect(HTMLParser):
     def __init__(self) -> None:
         super().__init__()
@@ -138,21 +213,27 @@ class _Collect(HTMLParser):
         self.tags.append((tag, dict(attrs)))
 
 
-def test_planner_form_is_labelled_and_carries_the_block_sizes_of_the_results():
+def test_planner_form_is_labelled_and_carries_the_models_constants_and_sourced_presets():
     html = benchmarks.render_embed(["checkpointing", "planner"], ROOT, strict=False)
     parser = _Collect()
     parser.feed(html)
     ids = {attrs.get("id") for _, attrs in parser.tags}
     labelled = {attrs["for"] for tag, attrs in parser.tags if tag == "label"}
     controls = [attrs for tag, attrs in parser.tags if tag in ("input", "select")]
-    assert len(controls) == 9
+    names = [attrs["name"] for attrs in controls]
+    assert names == ["preset", "block", "attention", "layers", "hidden", "heads", "tokens",
+                     "batch", "precision", "optimizer", "ranks", "memory"]  # fmt: skip
     for attrs in controls:
         assert attrs["id"] in labelled
         for described in (attrs.get("aria-describedby") or "").split():
             assert described in ids, described
     model = json.loads(next(a["data-model"] for t, a in parser.tags if t == "form"))
-    data = json.loads(RESULTS[0].read_text(encoding="utf-8"))
-    assert (model["mlp"]["c"], model["mlp"]["kept"]) == mlp_units(data)
     assert model["forwardShare"] == memory_model.FORWARD_SHARE
     assert model["headroom"] == memory_model.HEADROOM
+    assert model["precisions"] == {k: list(v) for k, v in memory_model.PRECISIONS.items()}
+    assert model["optimizers"] == {k: list(v) for k, v in memory_model.OPTIMIZERS.items()}
+    assert len(model["presets"]) >= 2
+    for preset in model["presets"]:
+        assert preset["hidden"] % preset["heads"] == 0, preset
+        assert preset["url"].startswith("https://") and preset["source"], preset
     assert any(a.get("aria-live") == "polite" for _, a in parser.tags)

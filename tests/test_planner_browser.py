@@ -1,8 +1,9 @@
 """The memory planner of Lesson 2.9 in headless Chromium, against the Python model it ports.
 
-Every number the planner shows is read back from the page and compared with
-``snippets/memory_model.py`` to the precision it is displayed with; the committed results files
-are fed to the planner's own functions and must give the tables' predicted columns exactly.
+The port's functions are run on a grid of whole-step inputs and must give what
+``snippets/memory_model.py`` gives; every number the form shows is read back from the page and
+compared with the Python to the precision it is displayed with; the committed results files are
+fed to the port and must give the tables' predicted columns exactly.
 """
 
 from __future__ import annotations
@@ -13,7 +14,6 @@ import re
 
 import memory_model
 import pytest
-from test_planner import mlp_units
 
 from tools.benchmarks.formatting import fmt_bytes
 from tools.build.buildinfo import ROOT
@@ -24,7 +24,12 @@ LESSON = "lessons/02-part-3-measuring-and-choosing.html"  # Lesson 2's quiz and 
 RESULTS = sorted((ROOT / "docs" / "benchmarks").glob("*.json"))
 UNITS = {"B": 1, "kB": 1e3, "MB": 1e6, "GB": 1e9, "TB": 1e12, "PB": 1e15}
 BYTES = re.compile(r"([\d,]+(?:\.(\d+))?) (B|kB|MB|GB|TB|PB)\b")
-FIELDS = ("layers", "batch", "tokens", "hidden", "heads", "c", "budget")
+SIZES = ("layers", "hidden", "heads", "tokens", "batch", "ranks")
+SELECTS = ("block", "attention", "precision", "optimizer")
+OPTION_KEYS = ("peak", "total", "fraction", "overhead")
+DEFAULT = {"block": "transformer", "attention": "explicit", "layers": 24, "hidden": 2048,
+           "heads": 16, "tokens": 2048, "batch": 4, "precision": "autocast-bfloat16",
+           "optimizer": "adam", "ranks": 1, "memory": 80}  # fmt: skip
 
 READ_PLANNER = """form => ({
   rows: Array.from(form.querySelectorAll("tbody tr")).map(tr => ({
@@ -36,57 +41,91 @@ READ_PLANNER = """form => ({
   tableHidden: form.querySelector("table").hidden,
   status: form.querySelector(".planner-status").textContent,
   sizes: form.querySelector(".planner-sizes").textContent,
+  source: form.querySelector(".planner-source").textContent,
   text: form.textContent,
 })"""
 
 
 def grid() -> list[dict]:
-    """Configurations across every block, dtype and budget regime (fits all, some, none)."""
+    """Inputs across every block, attention path, precision, optimizer, rank count and memory
+    regime (everything fits, some settings fit, only more ranks help, nothing helps)."""
+    shapes = [(1, 64, 4, 64, 1), (12, 768, 12, 1024, 8), (48, 4096, 32, 4096, 1)]
+    shapes += [(96, 8192, 64, 32768, 2)]
+    blocks = [("mlp", "explicit"), ("transformer", "explicit"), ("transformer", "fused")]
     configs = []
-    shapes = [(1, 1, 64, 64), (2, 4, 512, 768), (7, 2, 1000, 1536), (24, 8, 2048, 2048)]
-    shapes += [(96, 1, 32768, 8192)]
-    blocks = [("mlp", None, None), ("transformer", 16, None), ("custom", None, 12.5)]
-    for (layers, batch, tokens, hidden), (block, heads, c), dtype in itertools.product(
-        shapes, blocks, ("float32", "bfloat16", "float16")
+    for shape, (block, attention), precision, optimizer, ranks, memory in itertools.product(
+        shapes, blocks, memory_model.PRECISIONS, memory_model.OPTIMIZERS, (1, 2, 8), (1, 24, 141)
     ):
-        a = memory_model.boundary_bytes(batch, tokens, hidden, dtype)
-        for share in (1.5, 0.3, 0.002):  # budget as a share of the no-checkpointing peak
-            units = expected_units(block, tokens, hidden, heads or 1, dtype, c)
-            budget = float(f"{layers * units[0] * a * share / 1e9:.4g}")
-            if budget <= 0:
-                continue
-            configs.append(
-                {
-                    "layers": layers,
-                    "batch": batch,
-                    "tokens": tokens,
-                    "hidden": hidden,
-                    "dtype": dtype,
-                    "block": block,
-                    "heads": heads,
-                    "c": c,
-                    "budget": budget,
-                }
-            )
-    return configs[::2]  # every other one: all blocks, dtypes and regimes still appear
+        layers, hidden, heads, tokens, batch = shape
+        configs.append(
+            {
+                "block": block,
+                "attention": attention,
+                "layers": layers,
+                "hidden": hidden,
+                "heads": heads,
+                "tokens": tokens,
+                "batch": batch,
+                "precision": precision,
+                "optimizer": optimizer,
+                "ranks": ranks,
+                "memory": memory,
+            }
+        )
+    return configs
 
 
-def expected_units(block, tokens, hidden, heads, dtype, c):
-    if block == "mlp":  # the planner's MLP sizes are the results files' (test_planner checks)
-        return mlp_units(json.loads(RESULTS[0].read_text(encoding="utf-8")))
-    if block == "transformer":
-        return memory_model.transformer_units(tokens, hidden, heads, dtype)
-    return c, None
+def python_plan(config: dict) -> dict:
+    args = {k: v for k, v in config.items() if k != "memory"}
+    return memory_model.plan_step(**args, device_bytes=config["memory"] * 1e9)
+
+
+PORT = """configs => {
+  const model = JSON.parse(document.querySelector("form.planner").dataset.model);
+  return configs.map(c => window.coursePlanner.planStep(
+    Object.assign({}, c, {deviceBytes: c.memory * 1e9}), model));
+}"""
+
+
+def test_the_port_gives_the_python_models_plan_over_a_grid(open_site):
+    page = open_site().goto(LESSON)
+    configs = grid()
+    assert len(configs) >= 1000
+    for config, port in zip(configs, page.evaluate(PORT, configs), strict=True):
+        expected, where = python_plan(config), json.dumps(config)
+        assert port["recommended"] == expected["recommended"], where
+        assert port["ranksNeeded"] == expected["ranks_needed"], where
+        assert port["a"] == expected["a"], where
+        assert port["blockBytes"] == pytest.approx(expected["block_bytes"], rel=1e-12), where
+        assert port["state"] == pytest.approx(expected["state"], rel=1e-12), where
+        assert [o["setting"] for o in port["options"]] == [
+            o["setting"] for o in expected["options"]
+        ], where
+        for shown, option in zip(port["options"], expected["options"], strict=True):
+            assert shown["fits"] == option["fits"], (where, option["setting"])
+            assert shown["segments"] == option.get("segments"), where
+            assert shown["layersPerGroup"] == option.get("layers_per_group"), where
+            for key in OPTION_KEYS:
+                expected_value = option[key]
+                if expected_value is not None:
+                    expected_value = pytest.approx(expected_value, rel=1e-12)
+                assert shown[key] == expected_value, (where, option["setting"], key)
+    regimes = {
+        (p["recommended"] is None, p["ranks_needed"] is None) for p in map(python_plan, configs)
+    }
+    assert regimes == {(False, True), (True, False), (True, True)}  # fits; more ranks; neither
 
 
 def fill(page, config: dict) -> None:
-    page.select_option("#planner-dtype", config["dtype"])
-    page.select_option("#planner-block", config["block"])
-    for name in FIELDS:
-        if config.get(name) is not None:
-            page.fill(
-                f"#planner-{name}", f"{config[name]:g}" if name != "budget" else repr(config[name])
-            )
+    """Type ``config`` into the form; the MLP block hides (and ignores) the attention fields."""
+    attention = config["block"] == "transformer"
+    for name in SELECTS:
+        if name != "attention" or attention:
+            page.select_option(f"#planner-{name}", config[name])
+    for name in SIZES:
+        if name != "heads" or attention:
+            page.fill(f"#planner-{name}", str(config[name]))
+    page.fill("#planner-memory", repr(float(config["memory"])))
 
 
 def read(page) -> dict:
@@ -108,30 +147,27 @@ def assert_close(shown: tuple[float, float], expected: float, what: str) -> None
     assert abs(value - expected) <= half * (1 + 1e-9), f"{what}: shows {value}, model {expected}"
 
 
-def test_planner_matches_the_python_model_over_a_grid(open_site):
+def test_every_number_shown_is_the_python_models(open_site):
     page = open_site().goto(LESSON)
-    configs = grid()
-    assert len(configs) >= 60
+    configs = grid()[5::97]  # a spread of blocks, precisions, optimizers, ranks and regimes
+    assert len(configs) >= 12
     for config in configs:
         fill(page, config)
-        shown = read(page)
-        c, kept = expected_units(
-            config["block"], config["tokens"], config["hidden"], config["heads"], config["dtype"],
-            config["c"],
-        )  # fmt: skip
-        a = memory_model.boundary_bytes(
-            config["batch"], config["tokens"], config["hidden"], config["dtype"]
-        )
-        expected = memory_model.plan(config["layers"], a, c, kept, config["budget"] * 1e9)
+        shown, expected = read(page), python_plan(config)
         where = json.dumps(config)
         assert not shown["tableHidden"], where
         assert "NaN" not in shown["text"] and "Infinity" not in shown["text"], where
         assert [r["setting"] for r in shown["rows"]] == [o["setting"] for o in expected["options"]]
         for row, option in zip(shown["rows"], expected["options"], strict=True):
-            peak, overhead, fits = row["cells"]
-            assert_close(shown_bytes(peak)[0], option["peak"], f"{where} {option['setting']} peak")
-            percent = float(re.search(r"\+(\d+)%", overhead).group(1))
-            assert abs(percent - option["overhead"] * 100) <= 0.5 + 1e-9, (where, row)
+            activations, whole, overhead, fits = row["cells"]
+            assert_close(shown_bytes(activations)[0], option["peak"], f"{where} activations")
+            assert_close(shown_bytes(whole)[0], option["total"], f"{where} whole step")
+            if option["overhead"] is None:
+                assert overhead == "copies, no recompute", (where, row)
+            else:
+                percent = float(re.search(r"\+(\d+)%", overhead).group(1))
+                assert abs(percent - option["overhead"] * 100) <= 0.5 + 1e-9, (where, row)
+                assert overhead.startswith("at most") == (option["setting"] == "selective")
             assert fits == ("yes" if option["fits"] else "no"), (where, row)
             if option["setting"] == "segments":
                 assert f"{option['segments']} segments" in row["head"], (where, row)
@@ -139,69 +175,69 @@ def test_planner_matches_the_python_model_over_a_grid(open_site):
                 g = option["layers_per_group"]
                 assert f"{g} layer{'' if g == 1 else 's'} per group" in row["head"], (where, row)
             assert row["recommended"] == (option["setting"] == expected["recommended"]), where
-        assert_close(shown_bytes(shown["sizes"])[0], a, f"{where} a")
-        c_shown = float(re.search(r"c = ([\d,.]+) a", shown["sizes"]).group(1).replace(",", ""))
-        assert abs(c_shown - c) <= 0.0005 + 1e-9, where
-        if kept is not None:
-            kept_shown = float(re.search(r"keeps ([\d.]+) a per layer", shown["sizes"]).group(1))
-            assert abs(kept_shown - kept) <= 0.0005 + 1e-9, where
-        figures = shown_bytes(shown["status"])
-        assert_close(figures[0], config["budget"] * 1e9, f"{where} budget")
+        state = expected["state"]
+        figures = shown_bytes(shown["sizes"])
+        terms = ["parameter_bytes", "gradient_bytes", "optimizer_bytes"]
+        terms += ["gathered_bytes"] * (state["gathered_bytes"] > 0) + ["total"]
+        for figure, key in zip(figures, terms, strict=False):
+            assert_close(figure, state[key], f"{where} {key}")
+        assert_close(figures[len(terms)], expected["a"], f"{where} a")
+        device = config["memory"] * 1e9
+        assert any(abs(v - device) <= half for v, half in shown_bytes(shown["status"])), where
         if expected["recommended"] is None:
             assert shown["status"].startswith("Nothing fits"), where
-            lowest = min(o["peak"] for o in expected["options"])
-            assert_close(figures[1], lowest, f"{where} lowest peak")
+            needed = expected["ranks_needed"]
+            assert (f"over {needed} FSDP ranks" in shown["status"]) == (needed is not None), where
         else:
             assert shown["status"].startswith("Recommended: "), where
-            if expected["recommended"] != "none":  # "...; no checkpointing needs X."
-                none = expected["options"][0]["peak"]
-                assert_close(figures[1], none, f"{where} no-checkpointing peak")
 
 
-def _table_predicted_cells(page) -> list[str]:
-    """The predicted column of each results table on the lesson, in file order (GPU first)."""
-    return page.locator(".benchmark-table table").evaluate_all(
+def test_the_planner_predicts_each_results_files_predicted_column(open_site):
+    """Fed a results file's configurations, the port gives the tables' predictions exactly,
+    its block sizes included, for the MLP and the transformer runs alike."""
+    page = open_site().goto(LESSON)
+    runs = []
+    for path in RESULTS:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        runs += [(path, run) for run in [data, *data.get("runs", [])]]
+    assert len(runs) >= 4
+    on_cuda = {path: '"type": "cuda"' in path.read_text() for path in RESULTS}
+    for path, run in runs:
+        config, model = run["config"], run["model"]
+        got = page.evaluate(
+            """([c, rows, cuda]) => {
+              const m = JSON.parse(document.querySelector("form.planner").dataset.model);
+              const size = m.itemsize[c.dtype];
+              const compute = c.autocast ? m.itemsize[c.autocast] : null;
+              const bb = window.coursePlanner.blockBytes(c.block || "mlp", c.batch, c.tokens,
+                c.hidden, c.heads || 1, c.attention || "explicit", size, compute,
+                cuda ? 1 : null);
+              const a = c.batch * c.tokens * c.hidden * size;
+              const share = c.tokens / (c.tokens + 6 * c.hidden);
+              return {bb, rows: rows.map(r => {
+                const kept = r.strategy === "selective-attention" ? bb.attention : bb.matmuls;
+                return window.coursePlanner.predict(r.strategy, c.layers, a, bb.full / a, kept / a,
+                  {layersPerGroup: r.layers_per_group, segments: r.segments}).map(Math.round)
+                  .concat([window.coursePlanner.recomputedFraction(r.strategy, c.layers,
+                    r.segments, share)]);
+              })};
+            }""",
+            [config, run["rows"], on_cuda[path]],
+        )
+        assert got["bb"] == model["block_bytes"], (path.name, config)
+        for row, (saved, peak, fraction) in zip(run["rows"], got["rows"], strict=True):
+            assert (saved, peak) == (row["predicted_saved_bytes"], row["predicted_peak_bytes"])
+            recorded = row["recomputed_fraction"]  # None: offload recomputes nothing
+            assert fraction == (recorded and pytest.approx(recorded, rel=1e-12)), row
+    # the page's MLP tables show exactly those predictions, GPU file first
+    tables = page.locator(".benchmark-table table").evaluate_all(
         "tables => tables.map(t => Array.from(t.querySelectorAll('tbody tr'))"
         ".map(tr => tr.querySelectorAll('td')[0].textContent))"
     )
-
-
-@pytest.mark.parametrize("path", RESULTS, ids=lambda p: p.name)
-def test_planner_predicts_each_results_files_predicted_column(open_site, path):
-    """Fed a results file's configuration, the planner gives the table's predictions exactly."""
-    data = json.loads(path.read_text(encoding="utf-8"))
-    config = data["config"]
-    page = open_site().goto(LESSON)
-    predictions = page.evaluate(
-        """([config, rows]) => {
-          const form = document.querySelector("form.planner");
-          const model = JSON.parse(form.dataset.model);
-          const a = config.batch * config.tokens * config.hidden * model.itemsize[config.dtype];
-          return rows.map(r => window.coursePlanner.predict(r.strategy, config.layers, a,
-            model.mlp.c, model.mlp.kept,
-            {layersPerGroup: r.layers_per_group, segments: r.segments}).map(Math.round).concat(
-            [window.coursePlanner.recomputedFraction(r.strategy, config.layers, r.segments)]));
-        }""",
-        [config, data["rows"]],
-    )
-    predicted_column = []
-    for row, (saved, peak, fraction) in zip(data["rows"], predictions, strict=True):
-        assert (saved, peak) == (row["predicted_saved_bytes"], row["predicted_peak_bytes"]), row
-        assert fraction == row["recomputed_fraction"], row
-        predicted_column.append(fmt_bytes(peak))  # every table compares measured peaks
-    tables = _table_predicted_cells(page)
-    gpu_first = sorted(RESULTS, key=lambda p: '"type": "cuda"' not in p.read_text())
-    assert tables[gpu_first.index(path)] == predicted_column
-
-    # The same configuration typed into the form: its no-checkpointing and every-layer rows.
-    sizes = {k: config[k] for k in ("layers", "batch", "tokens", "hidden", "dtype")}
-    fill(page, {**sizes, "block": "mlp", "budget": 1000.0})
-    shown = {r["setting"]: r for r in read(page)["rows"]}
-    by_key = {(r["strategy"], r["layers_per_group"]): r for r in data["rows"]}
-    for setting, key in (("none", ("none", None)), ("every-layer", ("groups", 1))):
-        if key in by_key:
-            expected = by_key[key]["predicted_peak_bytes"]
-            assert_close(shown_bytes(shown[setting]["cells"][0])[0], expected, setting)
+    gpu_first = sorted(RESULTS, key=lambda p: not on_cuda[p])
+    for path in RESULTS:
+        rows = json.loads(path.read_text(encoding="utf-8"))["rows"]
+        assert tables[gpu_first.index(path)] == [fmt_bytes(r["predicted_peak_bytes"]) for r in rows]
 
 
 BAD = [
@@ -212,60 +248,103 @@ BAD = [
     ("tokens", "", "Enter a value"),
     ("hidden", "1e400", "Too large"),
     ("hidden", "99999999999", "Too large"),
-    ("budget", "NaN", "Enter a number"),
-    ("budget", "1e12", "Too large"),
-    ("budget", "-0.5", "more than 0"),
+    ("heads", "0", "more than 0"),
+    ("heads", "15", "Must divide the hidden size"),
+    ("ranks", "0", "more than 0"),
+    ("ranks", "two", "Enter a number"),
+    ("memory", "NaN", "Enter a number"),
+    ("memory", "1e12", "Too large"),
+    ("memory", "-0.5", "more than 0"),
 ]
 
 
 @pytest.mark.parametrize(("name", "value", "message"), BAD)
-def test_bad_input_gets_an_inline_message_and_no_stale_results(open_site, name, value, message):
+def test_bad_input_gets_a_message_next_to_its_field_and_no_stale_results(
+    open_site, name, value, message
+):
     page = open_site().goto(LESSON)
     before = read(page)
     assert before["rows"] and not before["tableHidden"]
     field = page.locator(f"#planner-{name}")
+    original = field.input_value()
     field.fill(value)
     shown = read(page)
     error = page.locator(f"#planner-{name}-error")
     assert message in error.inner_text()
     assert field.get_attribute("aria-invalid") == "true"
     assert f"planner-{name}-error" in field.get_attribute("aria-describedby").split()
+    # next to the field: the message is inside the field's own box, right under the input
+    wrap = page.locator(f".planner-field[data-field='{name}']")
+    assert wrap.locator(".planner-error").inner_text() == error.inner_text()
     assert shown["tableHidden"] and not shown["rows"], "results of the old input still shown"
     assert shown["status"].startswith("No results")
     assert "NaN" not in shown["text"].replace(value, "") and "Infinity" not in shown["text"]
-    field.fill("3")
+    field.fill(original)
     assert error.inner_text() == ""
     assert field.get_attribute("aria-invalid") is None
     assert not read(page)["tableHidden"]
 
 
-def test_attention_heads_beyond_the_hidden_size_are_refused(open_site):
+def test_a_preset_fills_a_public_models_shape_and_names_its_source(open_site):
     page = open_site().goto(LESSON)
-    page.select_option("#planner-block", "transformer")
-    page.fill("#planner-hidden", "64")
-    page.fill("#planner-heads", "65")
-    assert "At most the hidden size" in page.locator("#planner-heads-error").inner_text()
-    assert read(page)["tableHidden"]
+    model = json.loads(page.locator("form.planner").get_attribute("data-model"))
+    for preset in model["presets"]:
+        page.select_option("#planner-preset", preset["key"])
+        for name in ("layers", "hidden", "heads", "tokens"):
+            assert page.input_value(f"#planner-{name}") == str(preset[name]), preset["key"]
+        assert page.input_value("#planner-block") == "transformer"
+        shown = read(page)
+        assert preset["source"] in shown["source"]
+        link = page.locator(".planner-source a")
+        assert link.get_attribute("href") == preset["url"]
+        assert shown["status"].startswith(("Recommended", "Nothing fits"))
+    page.fill("#planner-layers", "13")  # an edit: the shape is the learner's own now
+    assert page.input_value("#planner-preset") == ""
+    assert read(page)["source"] == ""
+
+
+def test_inputs_are_remembered_across_visits_and_bad_memory_is_ignored(open_site):
+    page = open_site().goto(LESSON)
+    page.select_option("#planner-precision", "float16")
+    page.fill("#planner-layers", "40")
+    page.fill("#planner-ranks", "4")
+    page.reload()
+    assert page.input_value("#planner-layers") == "40"
+    assert page.input_value("#planner-ranks") == "4"
+    assert page.input_value("#planner-precision") == "float16"
+    assert read(page)["status"].startswith(("Recommended", "Nothing fits"))
+    page.evaluate(
+        "localStorage.setItem('course-planner', JSON.stringify({precision: 'float8', layers: 7}))"
+    )
+    page.reload()  # an unknown choice and a non-text value are dropped, not shown
+    assert page.input_value("#planner-precision") == "autocast-bfloat16"
+    assert page.input_value("#planner-layers") == "24"
+    page.evaluate("localStorage.setItem('course-planner', '[not json')")
+    page.reload()
+    assert not read(page)["tableHidden"]
 
 
 def test_planner_works_by_keyboard_with_labels_and_a_live_region(open_site):
     page = open_site().goto(LESSON)
     form = page.locator("form.planner")
-    for label in ("Layers", "Batch size", "Sequence length", "Hidden size", "dtype", "Block"):
+    labels = ("Model shape", "Block", "Attention", "Layers", "Hidden size", "Attention heads")
+    labels += ("Sequence length", "Batch size per device", "Precision", "Optimizer", "FSDP ranks")
+    for label in labels:
         assert page.get_by_label(label, exact=True).count() == 1, label
-    assert page.get_by_label("Memory budget (GB)").count() == 1
+    assert page.get_by_label("Device memory (GB)").count() == 1
     status = form.locator(".planner-status")
     assert status.get_attribute("aria-live") == "polite"
-    assert page.get_by_label("Attention heads").is_hidden()
+    assert page.get_by_label("Attention heads").is_visible()
     page.get_by_label("Block", exact=True).focus()
     page.keyboard.press("ArrowDown")  # a focused <select> changes its value with the arrows
-    heads = page.get_by_label("Attention heads")
-    assert heads.is_visible()
-    page.keyboard.press("Tab")  # dtype, block, then the next shown field: attention heads
-    assert page.evaluate("document.activeElement.id") == "planner-heads"
+    assert page.get_by_label("Attention heads").is_hidden()  # the MLP block has no attention
+    assert "attention core" not in form.locator("tbody").inner_text()
+    page.keyboard.press("ArrowUp")
+    page.keyboard.press("Tab")  # block, then the next shown field: attention
+    assert page.evaluate("document.activeElement.id") == "planner-attention"
+    page.get_by_label("Attention heads").focus()
     page.keyboard.press("Control+a")
     page.keyboard.type("32")
-    assert "Transformer" in form.locator("select[name=block] option:checked").inner_text()
     assert status.inner_text().startswith(("Recommended", "Nothing fits"))
     assert "attention core" in form.locator("tbody").inner_text()
 
@@ -289,7 +368,7 @@ def test_planner_works_after_materials_instant_navigation(open_site, built_site)
     page = open_site(origin=published_url(built_site)).goto("index.html")
     page.wait_for_load_state("networkidle")  # Material reads the sitemap before it intercepts
     page.evaluate("window.__sameDocument = true")
-    page.locator('.md-nav a[href$="02-part-3-measuring-and-choosing.html"]').first.click()
+    page.locator(f'.md-nav a[href$="{LESSON.rsplit("/", 1)[1]}"]').first.click()
     page.wait_for_url(f"**/{LESSON}")
     page.locator("form.planner tbody tr").first.wait_for(state="visible")
     assert page.evaluate("window.__sameDocument === true"), "the page was fully reloaded"
@@ -306,7 +385,7 @@ def test_planner_runs_from_disk(browser, built_site):
         page.goto((built_site / LESSON).as_uri())
         assert read(page)["status"].startswith(("Recommended", "Nothing fits"))
         page.fill("#planner-layers", "48")
-        assert len(read(page)["rows"]) == 5
+        assert len(read(page)["rows"]) == len(python_plan(dict(DEFAULT, layers=48))["options"])
         assert not errors, errors
     finally:
         context.close()

@@ -1,22 +1,75 @@
 /*
- * The memory planner of Lesson 2: the course's activation-memory model on the reader's sizes.
+ * The memory planner of Lesson 2: the course's memory model of a whole training step, on the
+ * reader's model shape.
  *
- * The arithmetic is a line-by-line port of snippets/memory_model.py (predict,
- * recomputed_fraction, transformer_units, plan); the browser tests compare every number shown
- * here with that file over a grid of configurations, so change both together. Constants the
- * port must not invent (the MLP block's c and selective units, the forward share of a step, the
- * item sizes, the field limits) come from the form's HTML, written by tools/benchmarks/planner.py.
+ * The arithmetic is a line-by-line port of snippets/memory_model.py (block_bytes,
+ * block_parameters, state_bytes, gathered_bytes, predict, recomputed_fraction, plan, plan_step);
+ * the browser tests compare this port with that file over a grid of inputs, and every number
+ * the form shows with the Python, so change both together. What the port must not invent (item
+ * sizes, precisions, optimizers, the forward share of a step, the headroom, the presets and
+ * their sources, the field limits) comes from the form's HTML, written by
+ * tools/benchmarks/planner.py.
  *
- * Every keystroke re-plans. A field that does not hold a usable value gets an inline message and
- * the results are removed, never left looking current. No framework, no network: it works from
- * file:// and after Material's instant navigation, starting through startup.js.
+ * Every keystroke re-plans. A field that does not hold a usable value gets a message next to it
+ * and the results are removed, never left looking current. The inputs are remembered in this
+ * browser (localStorage) for the next visit. No framework, no network: it works from file:// and
+ * after Material's instant navigation, starting through startup.js.
  */
 (function () {
   "use strict";
 
   // --- the model (snippets/memory_model.py) ---------------------------------------------------
 
-  var SETTINGS = ["none", "selective", "segments", "groups", "every-layer"];
+  var SETTINGS = ["none", "selective-attention", "selective", "segments", "groups", "every-layer", "offload"];
+
+  function blockBytes(block, batch, tokens, hidden, heads, attention, size, computeSize, maskSize) {
+    var m = computeSize || size;
+    var mask = maskSize === null ? m : maskSize;
+    var n = batch * tokens * hidden;
+    var perToken = batch * tokens;
+    var casts = computeSize !== null && computeSize !== size;
+    var norm = n * size + 2 * perToken * 4;
+    function linear(inputs, weight) {
+      return inputs * m + (casts ? weight * m : 0);
+    }
+    var mlp = norm + linear(n, 4 * hidden * hidden) + 4 * n * m + linear(4 * n, 4 * hidden * hidden);
+    var mlpMatmuls = (4 + 1) * n * m;
+    if (block === "mlp") return { full: mlp, matmuls: n * size + mlpMatmuls, attention: mlp };
+    var scores = batch * heads * tokens * tokens;
+    var core, coreMatmuls;
+    if (attention === "explicit") {
+      core = scores * (m + mask + m);
+      coreMatmuls = (scores + n) * m;
+    } else {
+      core = n * m + batch * heads * tokens * 4;
+      coreMatmuls = 0;
+    }
+    var outside = norm + linear(n, 3 * hidden * hidden) + 3 * n * m + linear(n, hidden * hidden) + mlp;
+    return {
+      full: outside + core,
+      matmuls: n * size + (3 + 1) * n * m + coreMatmuls + mlpMatmuls,
+      attention: outside,
+    };
+  }
+
+  function blockParameters(block, h) {
+    var mlp = 2 * h + (4 * h * h + 4 * h) + (4 * h * h + h);
+    if (block === "mlp") return [mlp, 6];
+    return [2 * h + (3 * h * h + 3 * h) + (h * h + h) + mlp, 12];
+  }
+
+  function stateBytes(parameters, tensors, size, ranks, optimizer, optimizers) {
+    var values = optimizers[optimizer][0];
+    var perTensor = optimizers[optimizer][1];
+    var params = (parameters * size) / ranks;
+    var state = values * params + perTensor * tensors;
+    return { parameter_bytes: params, gradient_bytes: params, optimizer_bytes: state, total: 2 * params + state };
+  }
+
+  function gatheredBytes(block, hidden, size, ranks) {
+    if (ranks === 1) return 0;
+    return 2 * blockParameters(block, hidden)[0] * size * (1 - 1 / ranks);
+  }
 
   function predict(strategy, L, a, c, kept, param) {
     var saved;
@@ -36,24 +89,29 @@
       saved = L * kept * a;
       return [saved, saved + c * a];
     }
+    if (strategy === "selective-attention") {
+      saved = L * kept * a;
+      return [saved, saved + (c - kept) * a];
+    }
     if (strategy === "offload") return [L * c * a, c * a];
     return [L * c * a, L * c * a];
   }
 
-  function recomputedFraction(strategy, L, segments) {
+  function attentionCoreShare(tokens, hidden) {
+    return tokens / (tokens + 6 * hidden);
+  }
+
+  function recomputedFraction(strategy, L, segments, coreShare) {
+    if (strategy === "selective-attention") return coreShare === undefined ? 1.0 : coreShare;
     if (strategy === "groups" || strategy === "selective") return 1.0;
     if (strategy === "segments") return ((segments - 1) * Math.floor(L / segments)) / L;
     return strategy === "offload" ? null : 0.0;
   }
 
-  function transformerUnits(tokens, hidden, heads, size) {
-    var attention = (heads * tokens) / hidden;
-    return { c: (size * (16 + 2 * attention) + 2 + attention) / size, kept: (size * 16 + 2) / size };
-  }
-
-  function option(setting, strategy, m, param) {
-    var peak = predict(strategy, m.layers, m.a, m.c, m.kept, param)[1];
-    var fraction = recomputedFraction(strategy, m.layers, param.segments);
+  // m: {layers, a, c, kept, limit, coreShare, forwardShare}
+  function option(setting, strategy, m, kept, param) {
+    var peak = predict(strategy, m.layers, m.a, m.c, kept, param)[1];
+    var fraction = recomputedFraction(strategy, m.layers, param.segments, m.coreShare);
     return {
       setting: setting,
       strategy: strategy,
@@ -61,8 +119,8 @@
       segments: param.segments,
       peak: peak,
       fraction: fraction,
-      overhead: fraction * m.forwardShare,
-      fits: peak <= m.budget * (1 - m.headroom),
+      overhead: fraction === null ? null : fraction * m.forwardShare,
+      fits: peak <= m.limit,
     };
   }
 
@@ -81,26 +139,27 @@
     });
   }
 
-  // m: {layers, a, c, kept (null: not modelled), budget (bytes), forwardShare}
+  // m: {layers, a, c, kept, core (null: no attention), limit, coreShare, forwardShare}
   function plan(m) {
     var groups = [];
     var segments = [];
-    for (var g = 1; g <= m.layers; g++) groups.push(option("groups", "groups", m, { layersPerGroup: g }));
-    for (var s = 2; s <= m.layers; s++) segments.push(option("segments", "segments", m, { segments: s }));
-    var options = [option("none", "none", m, {})];
-    if (m.kept !== null) options.push(option("selective", "selective", m, {}));
-    if (segments.length) options.push(best(segments));
+    for (var g = 1; g <= m.layers; g++) groups.push(option("groups", "groups", m, m.kept, { layersPerGroup: g }));
+    for (var s = 2; s <= m.layers; s++) segments.push(option("segments", "segments", m, m.kept, { segments: s }));
     var bestGroup = best(groups); // one layer per group is the every-layer row: shown once
+    var options = [option("none", "none", m, m.kept, {})];
+    if (m.core) options.push(option("selective-attention", "selective-attention", m, m.core, {}));
+    options.push(option("selective", "selective", m, m.kept, {}));
+    if (segments.length) options.push(best(segments));
     if (bestGroup.layersPerGroup !== 1) options.push(bestGroup);
-    options.push(option("every-layer", "groups", m, { layersPerGroup: 1 }));
+    options.push(option("every-layer", "groups", m, m.kept, { layersPerGroup: 1 }));
+    options.push(option("offload", "offload", m, m.kept, {}));
     var recommended = null;
     options.forEach(function (o) {
-      if (!o.fits) return;
+      if (!o.fits || o.overhead === null) return;
       if (
         recommended === null ||
         o.overhead < recommended.overhead ||
-        (o.overhead === recommended.overhead &&
-          SETTINGS.indexOf(o.setting) < SETTINGS.indexOf(recommended.setting))
+        (o.overhead === recommended.overhead && SETTINGS.indexOf(o.setting) < SETTINGS.indexOf(recommended.setting))
       ) {
         recommended = o;
       }
@@ -108,7 +167,66 @@
     return { options: options, recommended: recommended && recommended.setting };
   }
 
-  // --- formatting: decimal units everywhere, to match the budget's GB -------------------------
+  // v: {block, attention, layers, hidden, heads, tokens, batch, precision, optimizer, ranks,
+  // deviceBytes}; model: the form's data-model
+  function planStep(v, model) {
+    var precision = model.precisions[v.precision];
+    var size = model.itemsize[precision[0]];
+    var compute = precision[1] === null ? null : model.itemsize[precision[1]];
+    var a = v.batch * v.tokens * v.hidden * size;
+    var perBlock = blockBytes(v.block, v.batch, v.tokens, v.hidden, v.heads, v.attention, size, compute, 1);
+    var params = blockParameters(v.block, v.hidden);
+
+    function resident(r) {
+      var state = stateBytes(v.layers * params[0], v.layers * params[1], size, r, v.optimizer, model.optimizers);
+      var gathered = gatheredBytes(v.block, v.hidden, size, r);
+      return {
+        parameter_bytes: state.parameter_bytes,
+        gradient_bytes: state.gradient_bytes,
+        optimizer_bytes: state.optimizer_bytes,
+        gathered_bytes: gathered,
+        total: state.total + gathered,
+      };
+    }
+
+    var state = resident(v.ranks);
+    var usable = v.deviceBytes * (1 - model.headroom);
+    var transformer = v.block === "transformer";
+    var result = plan({
+      layers: v.layers,
+      a: a,
+      c: perBlock.full / a,
+      kept: perBlock.matmuls / a,
+      core: transformer ? perBlock.attention / a : null,
+      limit: usable - state.total,
+      coreShare: transformer ? attentionCoreShare(v.tokens, v.hidden) : 1.0,
+      forwardShare: model.forwardShare,
+    });
+    result.options.forEach(function (o) {
+      o.total = state.total + o.peak;
+    });
+    var ranksNeeded = null;
+    if (result.recommended === null) {
+      var lowest = Infinity;
+      result.options.forEach(function (o) {
+        if (o.overhead !== null && o.peak < lowest) lowest = o.peak;
+      });
+      for (var r = v.ranks + 1; r <= model.maxRanks; r++) {
+        if (resident(r).total + lowest <= usable) {
+          ranksNeeded = r;
+          break;
+        }
+      }
+    }
+    result.a = a;
+    result.blockBytes = perBlock;
+    result.state = state;
+    result.usable = usable;
+    result.ranksNeeded = ranksNeeded;
+    return result;
+  }
+
+  // --- formatting: decimal units everywhere, to match the device's GB -------------------------
 
   var UNITS = [
     ["PB", 1e15],
@@ -126,6 +244,7 @@
   var UP_TO_3 = new Intl.NumberFormat("en-US", { maximumFractionDigits: 3 });
 
   function fmtBytes(n) {
+    if (n < 0) return "−" + fmtBytes(-n);
     for (var i = 0; i < UNITS.length; i++) {
       if (n >= UNITS[i][1] || i === UNITS.length - 1) {
         if (n < 1e3) return Math.round(n) + " B";
@@ -144,31 +263,39 @@
     return UP_TO_3.format(x);
   }
 
-  function describe(o, blockName) {
-    if (o.setting === "none") return ["No checkpointing", "autograd keeps every layer’s activations"];
-    if (o.setting === "selective") {
-      return [
-        "Selective checkpointing",
-        blockName === "transformer" ? "recomputes the attention core" : "keeps each block’s input and matmul outputs",
-      ];
-    }
+  var NAMES = {
+    none: ["No checkpointing", "autograd keeps every layer’s activations"],
+    "selective-attention": ["Selective recomputation", "recomputes only the attention core"],
+    selective: ["Selective checkpointing", "saves every matmul output, recomputes the rest"],
+    "every-layer": ["Every layer", "checkpoint() around each layer"],
+    offload: ["CPU offload", "saved tensors go to host memory"],
+  };
+
+  function describe(o) {
     if (o.setting === "segments") return ["Best segment count", o.segments + " segments, checkpoint_sequential()"];
     if (o.setting === "groups") {
       return ["Best group size", o.layersPerGroup + " layer" + (o.layersPerGroup === 1 ? "" : "s") + " per group, checkpoint()"];
     }
-    return ["Every layer", "checkpoint() around each layer"];
+    return NAMES[o.setting];
   }
 
-  function settingText(o, blockName) {
-    var words = describe(o, blockName);
-    return o.setting === "none" || o.setting === "selective" || o.setting === "every-layer"
-      ? words[0].toLowerCase()
-      : words[0].toLowerCase() + " (" + words[1].split(",")[0] + ")";
+  function settingText(o) {
+    var words = describe(o);
+    return o.setting === "segments" || o.setting === "groups"
+      ? words[0].toLowerCase() + " (" + words[1].split(",")[0] + ")"
+      : words[0].toLowerCase();
+  }
+
+  function overheadText(o) {
+    if (o.overhead === null) return "copies, no recompute";
+    return (o.setting === "selective" ? "at most " : "") + fmtPercent(o.overhead);
   }
 
   // --- the form -------------------------------------------------------------------------------
 
   var NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
+  var STORAGE_KEY = "course-planner";
+  var SHAPE_FIELDS = ["layers", "hidden", "heads", "tokens"];
 
   // The value of a text field, or an error message for it.
   function readField(input) {
@@ -184,48 +311,130 @@
     return { value: value };
   }
 
+  function remembered() {
+    try {
+      var saved = JSON.parse(window.localStorage.getItem(STORAGE_KEY) || "{}");
+      return saved && typeof saved === "object" && !Array.isArray(saved) ? saved : {};
+    } catch (error) {
+      return {}; // storage off, or not this planner's data: start from the defaults
+    }
+  }
+
+  function remember(values) {
+    try {
+      window.localStorage.setItem(STORAGE_KEY, JSON.stringify(values));
+    } catch (error) {
+      // storage off or full: the planner still works, it just forgets
+    }
+  }
+
   function initPlanner(form) {
     if (!window.CourseStartup.firstTime(form)) return;
+    function el(tag, cls, text) {
+      var attrs = cls ? { class: cls } : {};
+      if (text !== undefined) attrs.text = text;
+      return window.CourseStartup.el(tag, attrs);
+    }
     var model = JSON.parse(form.getAttribute("data-model"));
     var status = form.querySelector(".planner-status");
     var sizes = form.querySelector(".planner-sizes");
+    var source = form.querySelector(".planner-source");
     var table = form.querySelector("table");
     var tbody = table.querySelector("tbody");
-    var block = form.querySelector("select[name=block]");
-    var dtype = form.querySelector("select[name=dtype]");
+    var controls = form.querySelectorAll(".planner-field input, .planner-field select");
     var nojs = form.querySelector(".planner-nojs");
     if (nojs) nojs.hidden = true;
 
-    function field(name) {
-      return form.querySelector(".planner-field[data-field='" + name + "']");
+    function control(name) {
+      return form.querySelector("[name='" + name + "']");
     }
 
-    function showBlockFields() {
-      Array.prototype.forEach.call(form.querySelectorAll(".planner-field[data-block]"), function (wrap) {
-        wrap.hidden = wrap.getAttribute("data-block") !== block.value;
+    function restore() {
+      var saved = remembered();
+      Array.prototype.forEach.call(controls, function (c) {
+        if (c.name === "preset" || typeof saved[c.name] !== "string") return;
+        if (c.tagName === "SELECT" && !c.querySelector("option[value='" + CSS.escape(saved[c.name]) + "']")) return;
+        c.value = saved[c.name];
       });
     }
 
-    // Validate every shown field; returns {name: value}, or null when any field is bad.
+    function save() {
+      var values = {};
+      Array.prototype.forEach.call(controls, function (c) {
+        if (c.name !== "preset") values[c.name] = c.value;
+      });
+      remember(values);
+    }
+
+    function applyPreset() {
+      var key = control("preset").value;
+      model.presets.forEach(function (p) {
+        if (p.key !== key) return;
+        control("block").value = "transformer";
+        SHAPE_FIELDS.forEach(function (name) {
+          control(name).value = String(p[name]);
+        });
+      });
+    }
+
+    // The preset the fields now hold (a learner's edit leaves it), and its source under the form.
+    function showPreset() {
+      var match = null;
+      model.presets.forEach(function (p) {
+        var same = control("block").value === "transformer";
+        SHAPE_FIELDS.forEach(function (name) {
+          same = same && control(name).value.trim() === String(p[name]);
+        });
+        if (same && match === null) match = p;
+      });
+      control("preset").value = match ? match.key : "";
+      source.textContent = "";
+      if (!match) return;
+      var link = el("a", "", match.source);
+      link.href = match.url;
+      source.append(
+        match.label + ": " + match.layers + " layers, hidden size " + match.hidden + ", " + match.heads + " heads, " + match.tokens +
+          " tokens (",
+        link,
+        "). Transformer blocks only: the token embedding and the output layer are not counted."
+      );
+    }
+
+    function showBlockFields() {
+      var block = control("block").value;
+      Array.prototype.forEach.call(form.querySelectorAll(".planner-field[data-block]"), function (wrap) {
+        wrap.hidden = wrap.getAttribute("data-block") !== block;
+      });
+    }
+
+    function setError(name, message) {
+      var wrap = form.querySelector(".planner-field[data-field='" + name + "']");
+      var input = control(name);
+      wrap.querySelector(".planner-error").textContent = message;
+      if (message) input.setAttribute("aria-invalid", "true");
+      else input.removeAttribute("aria-invalid");
+    }
+
+    // Validate every shown field; returns the values, or null when any field is bad.
     function readAll() {
       var values = {};
       var ok = true;
       Array.prototype.forEach.call(form.querySelectorAll(".planner-field input"), function (input) {
-        var wrap = input.closest(".planner-field");
-        var error = wrap.querySelector(".planner-error");
-        var result = wrap.hidden ? { value: null } : readField(input);
-        error.textContent = result.error || "";
-        if (result.error) input.setAttribute("aria-invalid", "true");
-        else input.removeAttribute("aria-invalid");
+        var result = input.closest(".planner-field").hidden ? { value: 1 } : readField(input);
+        setError(input.name, result.error || "");
         if (result.error) ok = false;
         values[input.name] = result.value;
       });
-      if (ok && block.value === "transformer" && values.heads > values.hidden) {
-        field("heads").querySelector(".planner-error").textContent = "At most the hidden size.";
-        field("heads").querySelector("input").setAttribute("aria-invalid", "true");
+      if (ok && control("block").value === "transformer" && values.hidden % values.heads !== 0) {
+        setError("heads", "Must divide the hidden size (" + fmtNumber(values.hidden) + ") evenly.");
         ok = false;
       }
-      return ok ? values : null;
+      if (!ok) return null;
+      ["block", "attention", "precision", "optimizer"].forEach(function (name) {
+        values[name] = control(name).value;
+      });
+      values.deviceBytes = values.memory * 1e9;
+      return values;
     }
 
     function clearResults(message) {
@@ -235,89 +444,127 @@
       status.textContent = message;
     }
 
-    function cell(tag, text) {
-      var el = document.createElement(tag);
-      el.textContent = text;
-      return el;
+    function bar(o, scale, state) {
+      var wrap = el("span", "planner-bar");
+      wrap.setAttribute("aria-hidden", "true");
+      [
+        ["planner-bar-state", state.total],
+        ["planner-bar-activations", o.peak],
+      ].forEach(function (part) {
+        var piece = el("span", part[0]);
+        piece.style.width = Math.min(100, (100 * part[1]) / scale) + "%";
+        wrap.appendChild(piece);
+      });
+      return wrap;
     }
 
-    function render(m, result, blockName) {
+    function row(o, result, scale) {
+      var words = describe(o);
+      var tr = el("tr");
+      tr.setAttribute("data-setting", o.setting);
+      var head = el("th", "", words[0]);
+      head.scope = "row";
+      if (o.setting === result.recommended) {
+        tr.className = "is-recommended";
+        head.appendChild(el("strong", "", " (recommended)"));
+      }
+      head.appendChild(el("br"));
+      head.appendChild(el("small", "", words[1]));
+      tr.appendChild(head);
+      var whole = el("td", "num", fmtBytes(o.total));
+      whole.appendChild(bar(o, scale, result.state));
+      [el("td", "num", fmtBytes(o.peak)), whole, el("td", "num", overheadText(o)), el("td", "num", o.fits ? "yes" : "no")].forEach(
+        function (td) {
+          tr.appendChild(td);
+        }
+      );
+      return tr;
+    }
+
+    function stateText(state) {
+      var parts = [
+        "parameters " + fmtBytes(state.parameter_bytes),
+        "gradients " + fmtBytes(state.gradient_bytes),
+        "optimizer state " + fmtBytes(state.optimizer_bytes),
+      ];
+      if (state.gathered_bytes) parts.push("FSDP’s gathered block " + fmtBytes(state.gathered_bytes));
+      return parts.join(", ") + ": " + fmtBytes(state.total);
+    }
+
+    function describeSizes(v, result) {
+      var bb = result.blockBytes;
+      var text =
+        "Every setting holds the same state on each device (" + stateText(result.state) + "); they differ in activations. " +
+        "One boundary tensor a = " + fmtBytes(result.a) + "; a layer keeps c = " + fmtNumber(bb.full / result.a) + " a, " +
+        "selective checkpointing keeps " + fmtNumber(bb.matmuls / result.a) + " a";
+      if (v.block === "transformer") {
+        text +=
+          ", recomputing the attention core keeps " + fmtNumber(bb.attention / result.a) + " a and re-runs " +
+          Math.round(attentionCoreShare(v.tokens, v.hidden) * 100) + "% of the block’s matmul work";
+      }
+      return (
+        text + ". Overhead: the recomputed share of a forward pass × " + Math.round(model.forwardShare * 100) +
+        "% of a step (backward ≈ 2 × forward); selective checkpointing re-runs only elementwise operations, so its share " +
+        "is at most a whole forward. A setting fits when its whole step leaves " + Math.round(model.headroom * 100) +
+        "% of the device’s memory free (" + fmtBytes(result.usable) + " usable). Bars: state, then activations, against the device."
+      );
+    }
+
+    function verdict(v, result, byName) {
+      var device = fmtBytes(v.deviceBytes);
+      if (result.recommended !== null) {
+        var chosen = byName[result.recommended];
+        var why =
+          chosen.setting === "none"
+            ? "its whole step (" + fmtBytes(chosen.total) + ") fits " + device + " with headroom, so checkpointing would only slow the step down."
+            : "the least predicted recomputation (" + overheadText(chosen) + " step time) of the settings whose whole step fits " +
+              device + " with headroom: " + fmtBytes(chosen.total) + "; no checkpointing needs " + fmtBytes(byName.none.total) + ".";
+        return "Recommended: " + settingText(chosen) + ". Why: " + why;
+      }
+      var lowest = result.options.reduce(function (x, o) {
+        return o.overhead !== null && (x === null || o.peak < x.peak) ? o : x;
+      }, null);
+      var text =
+        "Nothing fits " + device + ": the lowest whole step is " + fmtBytes(lowest.total) + " (" + settingText(lowest) + "), of which the state is " +
+        fmtBytes(result.state.total) + ". ";
+      if (result.ranksNeeded !== null) {
+        text += "Sharding over " + result.ranksNeeded + " FSDP ranks would make it fit; or shrink the batch or sequence.";
+      } else {
+        text += "Sharding alone cannot make it fit: shrink the batch or sequence, or use a device with more memory.";
+      }
+      if (byName.offload.fits) {
+        text += " CPU offload would fit (" + fmtBytes(byName.offload.total) + "), paying in copies to the host and back: measure it.";
+      }
+      return text;
+    }
+
+    function render(v, result) {
       tbody.textContent = "";
       var byName = {};
+      var scale = v.deviceBytes;
       result.options.forEach(function (o) {
         byName[o.setting] = o;
-        var words = describe(o, blockName);
-        var row = document.createElement("tr");
-        row.setAttribute("data-setting", o.setting);
-        var head = cell("th", words[0]);
-        head.scope = "row";
-        if (o.setting === result.recommended) {
-          row.className = "is-recommended";
-          head.appendChild(cell("strong", " (recommended)"));
-        }
-        head.appendChild(document.createElement("br"));
-        head.appendChild(cell("small", words[1]));
-        row.appendChild(head);
-        var overhead = fmtPercent(o.overhead);
-        if (o.setting === "selective") overhead = "at most " + overhead;
-        [fmtBytes(o.peak), overhead, o.fits ? "yes" : "no"].forEach(function (text) {
-          var td = cell("td", text);
-          td.className = "num";
-          row.appendChild(td);
-        });
-        tbody.appendChild(row);
+        scale = Math.max(scale, o.total);
+      });
+      result.options.forEach(function (o) {
+        tbody.appendChild(row(o, result, scale));
       });
       table.hidden = false;
-      var kept = m.kept === null ? "selective: not modelled for a custom c" : "selective keeps " + fmtNumber(m.kept) + " a per layer";
-      sizes.textContent =
-        "One boundary tensor a = " + fmtBytes(m.a) + "; each layer keeps c = " + fmtNumber(m.c) + " a; " + kept + ". " +
-        "Overhead: the recomputed share of a forward pass × " + Math.round(m.forwardShare * 100) +
-        "% of a step (backward ≈ 2 × forward). Peaks are activations only. A setting fits when its peak " +
-        "leaves " + Math.round(m.headroom * 100) + "% of the budget free, for what the model leaves out.";
-      var budget = fmtBytes(m.budget);
-      if (result.recommended === null) {
-        var lowest = result.options.reduce(function (x, o) {
-          return o.peak < x.peak ? o : x;
-        });
-        status.textContent =
-          "Nothing fits " + budget + ": the lowest predicted peak is " + fmtBytes(lowest.peak) + " (" + settingText(lowest, blockName) +
-          "). Shrink the batch or sequence, shard with FSDP, or offload activations to the CPU.";
-        return;
-      }
-      var chosen = byName[result.recommended];
-      var why =
-        chosen.setting === "none"
-          ? "it fits " + budget + ", so checkpointing would only slow the step down."
-          : "the least predicted recomputation (" + fmtPercent(chosen.overhead) + " step time" +
-            (chosen.setting === "selective" ? " at most, cheap operations only" : "") + ") of the settings that fit " + budget +
-            "; no checkpointing needs " + fmtBytes(byName.none.peak) + ".";
-      status.textContent = "Recommended: " + settingText(chosen, blockName) + ". Why: " + why;
+      sizes.textContent = describeSizes(v, result);
+      status.textContent = verdict(v, result, byName);
     }
 
-    function update() {
+    function update(event) {
+      if (event && event.target && event.target.name === "preset") applyPreset();
       showBlockFields();
+      showPreset();
+      save();
       var v = readAll();
       if (v === null) {
         clearResults("No results: correct the field marked above.");
         return;
       }
-      var size = model.itemsize[dtype.value];
-      var units =
-        block.value === "mlp"
-          ? { c: model.mlp.c, kept: model.mlp.kept }
-          : block.value === "transformer"
-            ? transformerUnits(v.tokens, v.hidden, v.heads, size)
-            : { c: v.c, kept: null };
-      var m = {
-        layers: v.layers,
-        a: v.batch * v.tokens * v.hidden * size,
-        c: units.c,
-        kept: units.kept,
-        budget: v.budget * 1e9,
-        forwardShare: model.forwardShare,
-        headroom: model.headroom,
-      };
-      render(m, plan(m), block.value);
+      render(v, planStep(v, model));
     }
 
     form.addEventListener("input", update);
@@ -326,6 +573,7 @@
       event.preventDefault();
       update();
     });
+    restore();
     update();
   }
 
@@ -334,7 +582,13 @@
   }
 
   // For the tests and the curious: the model, callable from the console.
-  window.coursePlanner = { predict: predict, recomputedFraction: recomputedFraction, transformerUnits: transformerUnits, plan: plan };
+  window.coursePlanner = {
+    blockBytes: blockBytes,
+    predict: predict,
+    recomputedFraction: recomputedFraction,
+    plan: plan,
+    planStep: planStep,
+  };
 
   window.CourseStartup.onEachPage(init);
 })();

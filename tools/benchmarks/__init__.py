@@ -113,7 +113,7 @@ def render_embed(args: list[str], root: Path, *, strict: bool) -> str:
             warnings.warn(f"{result.path}: {message}", StaleResultsWarning, stacklevel=2)
             notices.append(_stale_notice(result))
     if args[1] == "planner":  # shows the model, no measurement: the tables carry the notices
-        return view_planner(results, memory_model)
+        return view_planner(memory_model)
     return "\n".join([*notices, _RENDERERS[args[1]](results)])
 
 

@@ -1,23 +1,21 @@
-"""The ``planner`` view: a form where readers run the course's memory model on their own model.
+"""The ``planner`` view: a form where readers plan a whole training step on their own model.
 
 The HTML is built here and the arithmetic runs in ``docs/assets/planner.js``, a port of
-``snippets/memory_model.py`` that the browser tests compare with the Python. What the script must
-not invent comes from here: the MLP block's c and selective units, from the results files the
-harness wrote (so they are the ones the tables were predicted with), turned into units by the
-memory model itself; the step-time share of a forward pass; the field limits. Fields are plain
-text inputs: the script validates them itself, so every bad value gets the same inline message
-in every browser.
+``snippets/memory_model.py`` (``plan_step`` and what it calls) that the browser tests compare
+with the Python. What the script must not invent comes from here: the item sizes, precisions and
+optimizers of the memory model, its headroom and forward share, the field limits, and the
+presets with their sources. Fields are plain text inputs: the script validates them itself, so
+every bad value gets the same inline message next to its field in every browser.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from types import ModuleType
 
 from tools.benchmarks.errors import BenchmarkError
 from tools.benchmarks.formatting import esc
-from tools.benchmarks.results import Results
 
 
 @dataclass(frozen=True)
@@ -32,90 +30,138 @@ class Field:
 
 
 # Maxima: far beyond any real model, low enough that every byte count stays a finite double.
-FIELDS = (
+SHAPE = (
     Field("layers", "Layers", "24", 10_000),
-    Field("batch", "Batch size", "8", 1_000_000),
-    Field("tokens", "Sequence length", "2048", 10_000_000, hint="tokens per sample"),
     Field("hidden", "Hidden size", "2048", 1_000_000),
     Field("heads", "Attention heads", "16", 100_000, only_for="transformer"),
-    Field(
-        "c",
-        "Activations per layer, c",
-        "10",
-        100_000,
-        integer=False,
-        hint="what one layer keeps for backward, in units of a (one boundary tensor)",
-        only_for="custom",
-    ),
-    Field(
-        "budget",
-        "Memory budget (GB)",
-        "16",
-        1_000_000,
-        integer=False,
-        hint="memory left for activations after parameters, gradients and optimizer state; "
-        "1 GB = 10⁹ bytes",
-    ),
+    Field("tokens", "Sequence length", "2048", 10_000_000, hint="tokens per sample"),
+    Field("batch", "Batch size per device", "4", 1_000_000),
 )
-DTYPES = ("float32", "bfloat16", "float16")
-DEFAULT_DTYPE = "bfloat16"
-BLOCKS = (
-    ("mlp", "The course’s MLP block"),
-    ("transformer", "Transformer layer (Korthikanti et al. 2022)"),
-    ("custom", "Custom c"),
+STEP = (
+    Field(
+        "ranks",
+        "FSDP ranks",
+        "1",
+        4_096,
+        hint="devices the model state is sharded over; 1: no FSDP",
+    ),
+    Field("memory", "Device memory (GB)", "80", 1_000_000, integer=False, hint="1 GB = 10⁹ bytes"),
+)
+BLOCKS = (("transformer", "Transformer block"), ("mlp", "The course’s MLP block"))
+ATTENTIONS = (
+    ("explicit", "Explicit (matmul, softmax, dropout)"),
+    ("fused", "Fused (scaled_dot_product_attention)"),
+)
+PRECISION_LABELS = {
+    "float32": "float32",
+    "bfloat16": "bfloat16",
+    "float16": "float16",
+    "autocast-bfloat16": "bf16 autocast, float32 weights",
+}
+OPTIMIZER_LABELS = {"adam": "Adam / AdamW", "sgd-momentum": "SGD with momentum", "sgd": "SGD"}
+DEFAULTS = {"block": "transformer", "attention": "explicit", "precision": "autocast-bfloat16",
+            "optimizer": "adam"}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Preset:
+    """A public model's shape, with where its numbers come from."""
+
+    key: str
+    label: str
+    layers: int
+    hidden: int
+    heads: int
+    tokens: int
+    source: str
+    url: str
+
+
+PRESETS = (
+    Preset(
+        "gpt2-small",
+        "GPT-2 small",
+        12,
+        768,
+        12,
+        1024,
+        "Radford et al. 2019, Table 2 (12 layers, width 768); 12 heads and 1,024 tokens of context "
+        "from the released gpt2 configuration",
+        "https://cdn.openai.com/better-language-models/language_models_are_unsupervised_multitask_learners.pdf",
+    ),
+    Preset(
+        "gpt2-xl",
+        "GPT-2 XL",
+        48,
+        1600,
+        25,
+        1024,
+        "Radford et al. 2019, Table 2 (48 layers, width 1,600); 25 heads and 1,024 tokens of "
+        "context from the released gpt2-xl configuration",
+        "https://cdn.openai.com/better-language-models/language_models_are_unsupervised_multitask_learners.pdf",
+    ),
+    Preset(
+        "7b",
+        "7B-class decoder (LLaMA-7B’s shape)",
+        32,
+        4096,
+        32,
+        2048,
+        "Touvron et al. 2023, LLaMA, Table 2: 32 layers, width 4,096, 32 heads, 2,048 tokens; "
+        "LLaMA’s SwiGLU MLP and RMSNorm are replaced by the course’s block",
+        "https://arxiv.org/abs/2302.13971",
+    ),
 )
 
 
-def view_planner(results: list[Results], memory_model: ModuleType) -> str:
+def view_planner(memory_model: ModuleType) -> str:
     """The form, its (empty) results and the model constants the script needs, as HTML."""
+    if set(memory_model.PRECISIONS) != set(PRECISION_LABELS) or set(memory_model.OPTIMIZERS) != set(
+        OPTIMIZER_LABELS
+    ):
+        raise BenchmarkError(
+            "planner: its labels differ from memory_model's precisions or optimizers"
+        )
     model = {
         "itemsize": memory_model.ITEMSIZE,
+        "precisions": memory_model.PRECISIONS,
+        "optimizers": memory_model.OPTIMIZERS,
         "forwardShare": memory_model.FORWARD_SHARE,
         "headroom": memory_model.HEADROOM,
-        "mlp": _mlp_units(results),
+        "maxRanks": memory_model.MAX_RANKS,
+        "presets": [asdict(p) for p in PRESETS],
     }
-    if set(memory_model.ITEMSIZE) != set(DTYPES):
-        raise BenchmarkError(f"planner: dtypes {DTYPES} differ from memory_model.ITEMSIZE")
+    presets = [("", "Your own sizes"), *((p.key, p.label) for p in PRESETS)]
     parts = [
         f'<form class="planner" id="memory-planner" novalidate aria-label="Memory planner" '
         f"data-model='{esc(json.dumps(model, sort_keys=True))}'>",
         '<p class="planner-nojs">The planner runs in your browser and needs JavaScript.</p>',
         '<div class="planner-fields">',
-        *(_field(f) for f in FIELDS[:4]),
-        _select("dtype", "dtype", [(d, d) for d in DTYPES], DEFAULT_DTYPE),
-        _select("block", "Block", list(BLOCKS), "mlp"),
-        *(_field(f) for f in FIELDS[4:]),
+        _select("preset", "Model shape", presets, ""),
+        _select("block", "Block", list(BLOCKS), DEFAULTS["block"]),
+        _select("attention", "Attention", list(ATTENTIONS), DEFAULTS["attention"], "transformer"),
+        *(_field(f) for f in SHAPE),
+        _select("precision", "Precision", list(PRECISION_LABELS.items()), DEFAULTS["precision"]),
+        _select("optimizer", "Optimizer", list(OPTIMIZER_LABELS.items()), DEFAULTS["optimizer"]),
+        *(_field(f) for f in STEP),
         "</div>",
+        '<p class="planner-source" id="planner-source"></p>',
         '<div class="planner-results">',
         '<p class="planner-status" id="planner-status" role="status" aria-live="polite" '
         'aria-atomic="true"></p>',
         '<p class="planner-sizes" id="planner-sizes"></p>',
         '<table hidden aria-describedby="planner-sizes">',
-        "<caption>Predicted activation peak, step-time overhead and fit, per setting "
+        "<caption>Predicted whole-step memory per device, step-time overhead and fit, per setting "
         "(decimal units: 1 GB = 10⁹ bytes)</caption>",
-        '<thead><tr><th scope="col">Setting</th><th scope="col">Activation peak</th>'
-        '<th scope="col">Step-time overhead</th><th scope="col">Fits the budget</th></tr></thead>',
+        '<thead><tr><th scope="col">Setting</th><th scope="col">Activations</th>'
+        '<th scope="col">Whole step</th><th scope="col">Step-time overhead</th>'
+        '<th scope="col">Fits the device</th></tr></thead>',
         "<tbody></tbody>",
         "</table>",
         "</div>",
         "</form>",
     ]
     return "\n".join(parts)
-
-
-def _mlp_units(results: list[Results]) -> dict[str, float]:
-    """c and selective units of the MLP block in units of a, as every results file recorded
-    them (``memory_model.block_bytes``, LayerNorm's statistics included)."""
-    found = set()
-    for r in results:
-        model = r.data["model"]
-        a, per_block = model["boundary_bytes"], model["block_bytes"]
-        found.add((per_block["full"] / a, per_block["matmuls"] / a))
-    if len(found) != 1:
-        files = ", ".join(str(r.path) for r in results)
-        raise BenchmarkError(f"planner: results files disagree on the block's sizes ({files})")
-    c, kept = found.pop()
-    return {"c": c, "kept": kept}
 
 
 def _ids(name: str) -> tuple[str, str, str]:
@@ -146,7 +192,9 @@ def _field(field: Field) -> str:
     return _wrap(field.name, field.only_for, inner)
 
 
-def _select(name: str, label: str, options: list[tuple[str, str]], default: str) -> str:
+def _select(
+    name: str, label: str, options: list[tuple[str, str]], default: str, only_for: str = ""
+) -> str:
     ident = _ids(name)[0]
     choices = "".join(
         f'<option value="{esc(value)}"{" selected" if value == default else ""}>{esc(text)}'
@@ -155,7 +203,7 @@ def _select(name: str, label: str, options: list[tuple[str, str]], default: str)
     )
     return _wrap(
         name,
-        "",
+        only_for,
         [
             f'<label for="{ident}">{esc(label)}</label>',
             f'<select id="{ident}" name="{name}">{choices}</select>',

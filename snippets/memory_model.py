@@ -293,6 +293,7 @@ def plan(
     return {"options": options, "recommended": best and best["setting"]}
 
 
+# --8<-- [start:plan_step]
 def plan_step(
     *,
     block: str,
@@ -357,6 +358,9 @@ def plan_step(
         ranks_needed = next((r for r in more if resident(r)["total"] + lowest <= usable), None)
     return {**result, "a": a, "block_bytes": per_block, "state": state, "usable": usable,
             "ranks_needed": ranks_needed}  # fmt: skip
+
+
+# --8<-- [end:plan_step]
 
 
 if __name__ == "__main__":

@@ -832,13 +832,20 @@ def run_benchmark(
     device: torch.device | str = "cpu",
     strategies: list[Strategy] | None = None,
     variants: tuple[Config, ...] = (),
+    fsdp: bool = False,
 ) -> dict[str, Any]:
     """Measure every strategy of ``config`` on ``device``, then every strategy of each variant
-    (another block, attention path or precision); returns the results-file content."""
+    (another block, attention path or precision), then with ``fsdp`` the two-rank FSDP step of
+    ``fsdp_step`` (CPU processes: one GPU cannot run two ranks); returns the results-file
+    content."""
     device = torch.device(device)
     with cpu_threads(device):
         main = _run(config, device, strategies or config.strategies())
         runs = [_run(variant, device, variant.strategies()) for variant in variants]
+    if fsdp:
+        import fsdp_step  # it imports this module; imported here, it is part of the code hash
+
+        main["fsdp"] = fsdp_step.measure()
     return {
         "schema_version": provenance.SCHEMA_VERSION,
         "benchmark": "checkpointing",

@@ -13,6 +13,9 @@ raises reports its traceback; a rank that does not finish within the time limit 
 fail the run with that rank's error, and no process is left behind.
 
     python snippets/fsdp_step.py       # two ranks on CPU; prints each rank's share
+
+:func:`measure` is the CPU results file's ``fsdp`` section (``checkpointing.run_benchmark``
+adds it), so the lesson's FSDP table is rendered from a measurement like every other table.
 """
 
 from __future__ import annotations
@@ -155,13 +158,35 @@ def unsharded(config: checkpointing.Config = CONFIG) -> dict[str, Any]:
         torch.set_num_threads(previous)
 
 
+def measure(
+    config: checkpointing.Config = CONFIG, world: int = 2, timeout_s: float = 60.0
+) -> dict[str, Any]:
+    """The unsharded reference and each rank, with the sizes they ran at and one block's
+    parameter bytes (counted from its tensors) to read the ranks' extra memory against."""
+    block = build(config)[0]
+    return {
+        "layers": config.layers,
+        "hidden": config.hidden,
+        "heads": config.heads,
+        "tokens": config.tokens,
+        "batch": config.batch,
+        "attention": config.attention,
+        "autocast": AUTOCAST,
+        "layers_per_group": EVERY_LAYER.layers_per_group,
+        "world": world,
+        "block_parameter_bytes": sum(p.numel() * p.element_size() for p in block.parameters()),
+        "reference": unsharded(config),
+        "ranks": run_ranks(config, world, timeout_s),
+    }
+
+
 if __name__ == "__main__":
-    reference = unsharded()
-    ranks = run_ranks()
+    fsdp = measure()
+    reference, ranks = fsdp["reference"], fsdp["ranks"]
     keys = ("parameter_bytes", "gradient_bytes", "optimizer_bytes", "saved_bytes")
     print(f"{CONFIG.layers} transformer blocks, every block checkpointed, {AUTOCAST} autocast")
     print(f"{'':<16}" + "".join(f"{k.removesuffix('_bytes'):>12}" for k in keys))
     print(f"{'no FSDP (KiB)':<16}" + "".join(f"{reference[k] / 1024:>12.1f}" for k in keys))
     for rank, result in enumerate(ranks):
         shares = "".join(f"{result[k] / reference[k]:>12.0%}" for k in keys)
-        print(f"{f'rank {rank} of 2':<16}{shares}")
+        print(f"{f'rank {rank} of {len(ranks)}':<16}{shares}")

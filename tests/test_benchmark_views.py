@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 from conftest import ROOT
 
+from snippets import memory_model
 from tools import benchmarks
 from tools.benchmarks.chart import Bars
 from tools.benchmarks.formatting import fmt_bytes
@@ -245,3 +246,74 @@ def test_a_row_that_ran_out_of_memory_is_named_not_drawn(root: Path):
     (svg,) = svgs(render(root, "plot-breakdown"))
     assert len(svg.findall(f"{SVG}rect")) == len(svgs(out)[0].findall(f"{SVG}rect")) - 4
     assert "OOM: ran out of memory" in [t.text for t in svg.iter(f"{SVG}text")]
+
+
+# --- fsdp ---------------------------------------------------------------------------------------
+
+
+def _process(scale: float, peak: int) -> dict[str, int]:
+    state = {"parameter_bytes": 400_000, "gradient_bytes": 400_000, "optimizer_bytes": 800_000}
+    state = {k: round(v * scale) for k, v in state.items()}
+    return {**state, "saved_bytes": 131_072, "peak_bytes": peak,
+            "step_peak_bytes": sum(state.values()) + peak}  # fmt: skip
+
+
+def with_fsdp(extra: int) -> dict[str, Any]:
+    """The committed file with an FSDP section: two ranks at half the state, ``extra`` bytes
+    above the unsharded run's peak."""
+    data = committed()
+    data["fsdp"] = {
+        "layers": 4, "hidden": 64, "heads": 16, "tokens": 128, "batch": 1,
+        "attention": "explicit", "autocast": "bfloat16", "layers_per_group": 1, "world": 2,
+        "block_parameter_bytes": 199_936,
+        "reference": _process(1, 2_700_000),
+        "ranks": [_process(0.5, 2_700_000 + extra), _process(0.5, 2_700_000 + extra)],
+    }  # fmt: skip
+    return data
+
+
+def test_fsdp_view_shows_each_rank_beside_the_unsharded_run_from_the_file(root: Path):
+    data = with_fsdp(extra=999_680)
+    write(root, data)
+    out = render(root, "fsdp")
+    fsdp = data["fsdp"]
+    assert "rank 0 of 2" in out and "rank 1 of 2" in out and "No FSDP" in out
+    for key in ("parameter_bytes", "gradient_bytes", "optimizer_bytes"):
+        assert fmt_bytes(fsdp["reference"][key]) in out
+        assert f"{fmt_bytes(fsdp['ranks'][0][key])} (50%)" in out
+    assert "50% to 50% of the unsharded parameters" in out
+    assert "exactly the same bytes saved for backward" in out
+    # the ranks' extra peak, in blocks, against the model's one gathered block
+    counted = memory_model.gathered_bytes("transformer", 64, 4, 2)
+    assert f"{fmt_bytes(999_680)} higher than the unsharded run" in out
+    assert f"{999_680 / 199_936:.1f} times one block" in out
+    assert f"{fmt_bytes(counted)} here: this run measured {fmt_bytes(999_680 - counted)}" in out
+    assert "lower bound" in out
+
+
+def test_fsdp_view_says_when_the_model_covers_the_measurement(root: Path):
+    write(root, with_fsdp(extra=50_000))
+    out = render(root, "fsdp")
+    assert "covers what this run measured" in out and "lower bound" not in out
+
+
+def test_fsdp_view_without_a_measurement_says_so(root: Path):
+    data = committed()
+    data.pop("fsdp", None)
+    write(root, data)
+    assert "not measured (FSDP needs two ranks)" in render(root, "fsdp")
+
+
+def test_fsdp_rank_missing_a_field_is_a_schema_error_at_its_line(root: Path):
+    data = with_fsdp(extra=0)
+    del data["fsdp"]["ranks"][1]["peak_bytes"]
+    text = write(root, data)
+    with pytest.raises(benchmarks.BenchmarkError) as caught:
+        render(root, "fsdp")
+    ranks = text.index('"ranks"')
+    second = [m.start() for m in re.finditer(r'"parameter_bytes"', text) if m.start() > ranks][1]
+    line = text[:second].count("\n")  # the rank's opening brace is the line above its first key
+    assert re.search(
+        rf"checkpointing-cpu\.json:{line}: fsdp\.ranks\[1\]: 'peak_bytes' is a required",
+        str(caught.value),
+    )

@@ -8,10 +8,10 @@ The build only *reads* ``docs/benchmarks/<benchmark>-<device>.json``; measuring 
     :::
 
 and :func:`render_embed` returns the HTML that replaces those lines. Views: ``table``,
-``summary``, ``rng-stash``, ``autocast`` and ``step`` (:mod:`.tables`), ``plot-memory``,
+``summary``, ``rng-stash``, ``autocast``, ``step`` and ``fsdp`` (:mod:`.tables`), ``plot-memory``,
 ``plot-tradeoff`` and ``plot-breakdown`` (:mod:`.plots`, drawn on :mod:`.chart`), and
-``planner`` (:mod:`.planner`: a form running the memory model on the reader's own sizes, in the
-browser); files are found, read and judged current or stale in :mod:`.results`, checked against
+``planner`` (:mod:`.planner`: a form running the memory model on the reader's own model, in
+the browser); files are found, read and judged current or stale in :mod:`.results`, checked against
 :mod:`.schema`, and numbers are written by :mod:`.formatting`.
 
 A stale file (its measuring code changed since) still renders, under a visible notice naming the
@@ -42,6 +42,7 @@ from tools.benchmarks.results import (
 )
 from tools.benchmarks.tables import (
     view_autocast,
+    view_fsdp,
     view_rng_stash,
     view_step,
     view_summary,
@@ -69,6 +70,7 @@ _RENDERERS: dict[str, Callable[[list[Results]], str]] = {
     "summary": view_summary,
     "rng-stash": view_rng_stash,
     "autocast": view_autocast,
+    "fsdp": view_fsdp,
     "step": view_step,
 }
 VIEWS = (*_RENDERERS, "planner")

@@ -158,6 +158,83 @@ def view_autocast(results: list[Results]) -> str:
     return "\n".join(parts)
 
 
+_FSDP_ROWS = (
+    ("Parameters", "parameter_bytes"),
+    ("Gradients", "gradient_bytes"),
+    ("Optimizer state (Adam)", "optimizer_bytes"),
+    ("Saved for backward", "saved_bytes"),
+    ("Peak above the state", "peak_bytes"),
+    ("Whole-step peak", "step_peak_bytes"),
+)
+
+
+def view_fsdp(results: list[Results]) -> str:
+    """One process without FSDP beside each rank of the sharded run, and what the ranks hold
+    beyond the model's count (the planner's FSDP term), read from the same file."""
+    parts = ['<div class="benchmark benchmark-fsdp">']
+    for result in results:
+        fsdp = result.data.get("fsdp")
+        name = esc(result.device["name"])
+        if fsdp is None:
+            parts.append(f"<p>{name}: not measured (FSDP needs two ranks).</p>")
+            continue
+        reference, ranks = fsdp["reference"], fsdp["ranks"]
+        heads = "".join(f'<th scope="col">rank {i} of {len(ranks)}</th>' for i in range(len(ranks)))
+        lines = [
+            "<table>",
+            f"<caption>FSDP over {len(ranks)} processes on {name} (gloo): {fsdp['layers']} "
+            f"transformer blocks, every block checkpointed, {esc(fsdp['autocast'])} autocast; "
+            "each rank beside the same stack without FSDP</caption>",
+            f'<thead><tr><th scope="col">Per process</th><th scope="col">No FSDP</th>{heads}'
+            "</tr></thead>",
+            "<tbody>",
+        ]
+        for label, key in _FSDP_ROWS:
+            cells = [
+                f"{fmt_bytes(rank[key])} ({rank[key] / reference[key]:.0%})"
+                if reference[key]
+                else fmt_bytes(rank[key])
+                for rank in ranks
+            ]
+            lines.append(_cell_row(label, fmt_bytes(reference[key]), *cells))
+        lines += ["</tbody>", "</table>", _fsdp_note(fsdp), _provenance_line(result)]
+        parts += lines
+    parts.append("</div>")
+    return "\n".join(parts)
+
+
+def _fsdp_note(fsdp: dict[str, Any]) -> str:
+    """What sharding changed, and the ranks' extra peak against the model's FSDP term."""
+    reference, ranks = fsdp["reference"], fsdp["ranks"]
+    state = ("parameter_bytes", "gradient_bytes", "optimizer_bytes")
+    shares = [rank[k] / reference[k] for rank in ranks for k in state]
+    same = all(rank["saved_bytes"] == reference["saved_bytes"] for rank in ranks)
+    extra = max(rank["peak_bytes"] for rank in ranks) - reference["peak_bytes"]
+    block = fsdp["block_parameter_bytes"]
+    itemsize = block // memory_model.block_parameters("transformer", fsdp["hidden"])[0]
+    counted = memory_model.gathered_bytes("transformer", fsdp["hidden"], itemsize, len(ranks))
+    return (
+        '<p class="benchmark-note">Each rank holds '
+        f"{min(shares):.0%} to {max(shares):.0%} of the unsharded parameters, gradients and "
+        "optimizer state, and "
+        + (
+            "exactly the same bytes saved for backward. "
+            if same
+            else "other bytes saved for backward than the unsharded run. "
+        )
+        + f"Its peak above the state is {fmt_bytes(extra)} higher than the unsharded run's: "
+        f"{extra / block:.1f} times one block's parameters ({fmt_bytes(block)}). The memory "
+        "model counts what FSDP holds beyond the shards as one block's parameters and "
+        f"gradients less the rank's shard, {fmt_bytes(counted)} here"
+        + (
+            f": this run measured {fmt_bytes(extra - counted)} beyond it, so read the planner's "
+            "FSDP term as a lower bound.</p>"
+            if extra > counted
+            else ", which covers what this run measured.</p>"
+        )
+    )
+
+
 def view_step(results: list[Results]) -> str:
     """The whole training step per run (the MLP rows, then each transformer run): what the
     model's state takes, the activation peak above it, the step's peak against the memory

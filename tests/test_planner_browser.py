@@ -54,7 +54,7 @@ def grid() -> list[dict]:
     blocks = [("mlp", "explicit"), ("transformer", "explicit"), ("transformer", "fused")]
     configs = []
     for shape, (block, attention), precision, optimizer, ranks, memory in itertools.product(
-        shapes, blocks, memory_model.PRECISIONS, memory_model.OPTIMIZERS, (1, 2, 8), (1, 24, 141)
+        shapes, blocks, memory_model.PRECISIONS, memory_model.OPTIMIZERS, (1, 8), (1, 24, 141)
     ):
         layers, hidden, heads, tokens, batch = shape
         configs.append(
@@ -90,9 +90,11 @@ PORT = """configs => {
 def test_the_port_gives_the_python_models_plan_over_a_grid(open_site):
     page = open_site().goto(LESSON)
     configs = grid()
-    assert len(configs) >= 1000
+    assert len(configs) >= 800
+    regimes = set()
     for config, port in zip(configs, page.evaluate(PORT, configs), strict=True):
         expected, where = python_plan(config), json.dumps(config)
+        regimes.add((expected["recommended"] is None, expected["ranks_needed"] is None))
         assert port["recommended"] == expected["recommended"], where
         assert port["ranksNeeded"] == expected["ranks_needed"], where
         assert port["a"] == expected["a"], where
@@ -110,9 +112,6 @@ def test_the_port_gives_the_python_models_plan_over_a_grid(open_site):
                 if expected_value is not None:
                     expected_value = pytest.approx(expected_value, rel=1e-12)
                 assert shown[key] == expected_value, (where, option["setting"], key)
-    regimes = {
-        (p["recommended"] is None, p["ranks_needed"] is None) for p in map(python_plan, configs)
-    }
     assert regimes == {(False, True), (True, False), (True, True)}  # fits; more ranks; neither
 
 
@@ -149,7 +148,7 @@ def assert_close(shown: tuple[float, float], expected: float, what: str) -> None
 
 def test_every_number_shown_is_the_python_models(open_site):
     page = open_site().goto(LESSON)
-    configs = grid()[5::97]  # a spread of blocks, precisions, optimizers, ranks and regimes
+    configs = grid()[5::67]  # a spread of blocks, precisions, optimizers, ranks and regimes
     assert len(configs) >= 12
     for config in configs:
         fill(page, config)
@@ -258,31 +257,32 @@ BAD = [
 ]
 
 
-@pytest.mark.parametrize(("name", "value", "message"), BAD)
-def test_bad_input_gets_a_message_next_to_its_field_and_no_stale_results(
-    open_site, name, value, message
-):
+def test_bad_input_gets_a_message_next_to_its_field_and_no_stale_results(open_site):
+    """Every bad value in turn, on one page: the field's own message, no results, and all of it
+    gone once the field holds a good value again."""
     page = open_site().goto(LESSON)
-    before = read(page)
-    assert before["rows"] and not before["tableHidden"]
-    field = page.locator(f"#planner-{name}")
-    original = field.input_value()
-    field.fill(value)
-    shown = read(page)
-    error = page.locator(f"#planner-{name}-error")
-    assert message in error.inner_text()
-    assert field.get_attribute("aria-invalid") == "true"
-    assert f"planner-{name}-error" in field.get_attribute("aria-describedby").split()
-    # next to the field: the message is inside the field's own box, right under the input
-    wrap = page.locator(f".planner-field[data-field='{name}']")
-    assert wrap.locator(".planner-error").inner_text() == error.inner_text()
-    assert shown["tableHidden"] and not shown["rows"], "results of the old input still shown"
-    assert shown["status"].startswith("No results")
-    assert "NaN" not in shown["text"].replace(value, "") and "Infinity" not in shown["text"]
-    field.fill(original)
-    assert error.inner_text() == ""
-    assert field.get_attribute("aria-invalid") is None
-    assert not read(page)["tableHidden"]
+    for name, value, message in BAD:
+        where = f"{name} = {value!r}"
+        before = read(page)
+        assert before["rows"] and not before["tableHidden"], where
+        field = page.locator(f"#planner-{name}")
+        original = field.input_value()
+        field.fill(value)
+        shown = read(page)
+        error = page.locator(f"#planner-{name}-error")
+        assert message in error.inner_text(), where
+        assert field.get_attribute("aria-invalid") == "true", where
+        assert f"planner-{name}-error" in field.get_attribute("aria-describedby").split()
+        # next to the field: the message is inside the field's own box, under its input
+        wrap = page.locator(f".planner-field[data-field='{name}']")
+        assert wrap.locator(".planner-error").inner_text() == error.inner_text(), where
+        assert shown["tableHidden"] and not shown["rows"], f"{where}: old results still shown"
+        assert shown["status"].startswith("No results"), where
+        assert "NaN" not in shown["text"].replace(value, "") and "Infinity" not in shown["text"]
+        field.fill(original)
+        assert error.inner_text() == "", where
+        assert field.get_attribute("aria-invalid") is None, where
+        assert not read(page)["tableHidden"], where
 
 
 def test_a_preset_fills_a_public_models_shape_and_names_its_source(open_site):

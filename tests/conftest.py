@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import gc
 import io
 import os
 import shutil
@@ -51,6 +52,15 @@ def pytest_configure(config: pytest.Config) -> None:
         "seeds: compares the course with its seed documents (../shared/seeds or seeds/); "
         "skipped without them, except under CI=true",
     )
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Leave what exists once the tests are collected (every test module and all it imported:
+    torch, MkDocs, Anki, Playwright) out of every later garbage collection. Those objects live
+    as long as the process; the benchmark harness runs ``gc.collect()`` between strategies,
+    dozens of times, and each full collection would walk them all again."""
+    gc.collect()
+    gc.freeze()
 
 
 def _in_ci() -> bool:

@@ -9,6 +9,11 @@ The installer is uv (from PyPI, at the version ``constraints.txt`` pins) when it
 resolves and installs the wheels in parallel, several times faster than pip. It is used from
 ``PATH`` or installed once into ``.cache/uv/`` (outside ``.venv``, which then holds no installer
 at all). Where uv cannot be had or fails, pip installs instead, as it always could.
+
+uv is told to compile the bytecode as it installs, as pip does by default. Python would otherwise
+compile each module from source on every import wherever it may not write ``__pycache__``
+(``PYTHONDONTWRITEBYTECODE=1``, set on some CI machines and sandboxes): the test suite's dozens of
+processes that import torch would each pay seconds for it, and more than the compile costs once.
 """
 
 from __future__ import annotations
@@ -147,7 +152,7 @@ def _install_with_uv(uv: Path, requirements: list[str]) -> bool:
         for arg in (option, value)
     ]
     command = [str(uv), "pip", "install", "--quiet", "--python", str(venv_python()), *sources]
-    command += ["-c", str(INPUTS[1]), *requirements]
+    command += ["--compile-bytecode", "-c", str(INPUTS[1]), *requirements]
     if subprocess.run(command).returncode == 0:
         return True
     print("uv could not install the dependencies; trying pip ...", flush=True)

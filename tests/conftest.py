@@ -54,6 +54,22 @@ def pytest_configure(config: pytest.Config) -> None:
     )
 
 
+def _cost_class(item: pytest.Item) -> int:
+    """0 for a file with a test marked slow, 1 for a browser file, 2 for the rest."""
+    return 0 if item.get_closest_marker("slow") else 1 if item.get_closest_marker("browser") else 2
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Files with slow tests first, then the browser files, then the rest, each file's tests in
+    their own order. The test command gives each process a whole file at a time, in this order
+    (``--no-loadscope-reorder``): a long file handed out last would leave the other cores idle
+    while it runs, whereas short files at the end fill in around the long ones."""
+    by_file: dict[Path, int] = {}
+    for item in items:
+        by_file[item.path] = min(by_file.get(item.path, 2), _cost_class(item))
+    items.sort(key=lambda item: by_file[item.path])  # stable: order within a class is kept
+
+
 def pytest_collection_finish(session: pytest.Session) -> None:
     """Leave what exists once the tests are collected (every test module and all it imported:
     torch, MkDocs, Anki, Playwright) out of every later garbage collection. Those objects live

@@ -449,6 +449,7 @@ def test_selective_opts_out_of_saved_tensor_hooks_where_torch_has_the_option() -
     assert checkpointing.hooks_option(checkpoint) == checkpointing.SELECTIVE_OPTIONS
 
 
+@pytest.mark.slow  # a whole benchmark run, small
 def test_gpu_path_dress_rehearsal(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sample: dict[str, Any]
 ) -> None:

@@ -32,6 +32,7 @@ def _children() -> list[int]:
     return found
 
 
+@pytest.mark.slow  # two ranks start torch
 def test_one_rank_of_two_holds_half_the_state_and_all_its_activations() -> None:
     """The run's time limit is a hang bound; how long it takes is a figure that
     ``tests/perf/bench_checkpointing_cpu.py`` prints against its 30 s budget."""
@@ -46,6 +47,7 @@ def test_one_rank_of_two_holds_half_the_state_and_all_its_activations() -> None:
     assert not _children()
 
 
+@pytest.mark.slow  # two ranks start torch
 def test_a_failing_rank_fails_with_its_error_and_leaves_nothing_behind() -> None:
     config = dataclasses.replace(fsdp_step.CONFIG)
     object.__setattr__(config, "heads", 7)  # past the check: 7 heads do not divide 64

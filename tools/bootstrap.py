@@ -10,10 +10,10 @@ resolves and installs the wheels in parallel, several times faster than pip. It 
 ``PATH`` or installed once into ``.cache/uv/`` (outside ``.venv``, which then holds no installer
 at all). Where uv cannot be had or fails, pip installs instead, as it always could.
 
-uv is told to compile the bytecode as it installs, as pip does by default. Python would otherwise
-compile each module from source on every import wherever it may not write ``__pycache__``
-(``PYTHONDONTWRITEBYTECODE=1``, set on some CI machines and sandboxes): the test suite's dozens of
-processes that import torch would each pay seconds for it, and more than the compile costs once.
+uv is told to compile the bytecode as it installs, as pip does by default. Without it, where
+``PYTHONDONTWRITEBYTECODE=1`` keeps Python from writing ``__pycache__``, every process compiles
+each module it imports from source again: the test suite's dozens of processes that import torch
+would each pay for it, in all far more than compiling once at install.
 """
 
 from __future__ import annotations

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import gc
 import io
 import os
 import shutil
@@ -51,6 +52,31 @@ def pytest_configure(config: pytest.Config) -> None:
         "seeds: compares the course with its seed documents (../shared/seeds or seeds/); "
         "skipped without them, except under CI=true",
     )
+
+
+def _cost_class(item: pytest.Item) -> int:
+    """0 for a file with a test marked slow, 1 for a browser file, 2 for the rest."""
+    return 0 if item.get_closest_marker("slow") else 1 if item.get_closest_marker("browser") else 2
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Files with slow tests first, then the browser files, then the rest, each file's tests in
+    their own order. The test command gives each process a whole file at a time, in this order
+    (``--no-loadscope-reorder``): a long file handed out last would leave the other cores idle
+    while it runs, whereas short files at the end fill in around the long ones."""
+    by_file: dict[Path, int] = {}
+    for item in items:
+        by_file[item.path] = min(by_file.get(item.path, 2), _cost_class(item))
+    items.sort(key=lambda item: by_file[item.path])  # stable: order within a class is kept
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Leave what exists once the tests are collected (every test module and all it imported:
+    torch, MkDocs, Anki, Playwright) out of every later garbage collection. Those objects live
+    as long as the process; the benchmark harness runs ``gc.collect()`` between strategies,
+    dozens of times, and each full collection would walk them all again."""
+    gc.collect()
+    gc.freeze()
 
 
 def _in_ci() -> bool:

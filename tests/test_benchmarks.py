@@ -40,7 +40,6 @@ import pytest
 import test_benchmarks_gpu as gpu_run
 import torch
 from torch import nn
-from torch.autograd.graph import saved_tensors_hooks
 from torch.utils.checkpoint import checkpoint
 
 from tools import benchmarks
@@ -450,25 +449,7 @@ def test_selective_opts_out_of_saved_tensor_hooks_where_torch_has_the_option() -
     assert checkpointing.hooks_option(checkpoint) == checkpointing.SELECTIVE_OPTIONS
 
 
-def _emulated_offload(x: torch.Tensor) -> saved_tensors_hooks:
-    """CPU offload as a GPU sees it: saved tensors leave the memory the peak meter counts.
-
-    On a CPU, ``save_on_cpu`` keeps the very same tensors. Here each one is copied into a NumPy
-    array (NumPy's allocator, which torch's profiler does not record) and back on unpacking.
-    NumPy has no bfloat16: such tensors travel as their 16-bit patterns.
-    """
-
-    def pack(t: torch.Tensor) -> tuple[torch.dtype, Any]:
-        bits = t.detach().view(torch.int16) if t.dtype == torch.bfloat16 else t.detach()
-        return t.dtype, bits.numpy().copy()
-
-    def unpack(packed: tuple[torch.dtype, Any]) -> torch.Tensor:
-        dtype, array = packed
-        return torch.from_numpy(array).view(dtype)
-
-    return saved_tensors_hooks(pack, unpack)
-
-
+@pytest.mark.slow  # a whole benchmark run, small
 def test_gpu_path_dress_rehearsal(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sample: dict[str, Any]
 ) -> None:
@@ -479,10 +460,8 @@ def test_gpu_path_dress_rehearsal(
     """
     root = _copy_snippets(tmp_path)
     monkeypatch.setenv("BENCHMARK_RESULTS_DIR", str(root / "docs" / "benchmarks"))
-    monkeypatch.setattr(checkpointing, "offload_hooks", _emulated_offload)
-    small = dataclasses.replace(CONFIG, layers=6, layers_per_group=(1, 2, 3), segments=(2, 3, 6))
-    small = dataclasses.replace(small, tokens=48, repeats=2)
-    variants = checkpointing.transformer_variants(small, batch=1, tokens=16, heads=4)
+    monkeypatch.setattr(checkpointing, "offload_hooks", gpu_run.emulated_offload)
+    small, variants = gpu_run.rehearsal_configs()
     results = gpu_run.measure_and_write(small, "cpu", variants)
     gpu_run.check_claims(results)
     (offload,) = _rows(results, "offload")

@@ -12,11 +12,14 @@ of the lesson's 23.4 GB example, and the whole run takes well under 3 minutes on
 
 The GPU gets one try, so everything below except the size and the device also runs in the normal
 test run: ``tests/test_benchmarks.py::test_gpu_path_dress_rehearsal`` calls
-:func:`measure_and_write` and :func:`check_claims` on CPU at a small size.
+:func:`measure_and_write` and :func:`check_claims` on CPU at the small size of
+:func:`rehearsal_configs`, with offload emulated by :func:`emulated_offload`
+(``tests/perf/bench_checkpointing_cpu.py`` times the same run).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from pathlib import Path
 from typing import Any
@@ -25,8 +28,37 @@ import checkpointing
 import provenance
 import pytest
 import torch
+from torch.autograd.graph import saved_tensors_hooks
 
 ROOT = Path(__file__).resolve().parent.parent
+
+
+def rehearsal_configs() -> tuple[checkpointing.Config, tuple[checkpointing.Config, ...]]:
+    """The GPU run's strategies and transformer variants at a size a CPU measures in seconds:
+    the dress rehearsal checks the code path, not the figures."""
+    cpu = checkpointing.CONFIGS["cpu"]
+    small = dataclasses.replace(cpu, layers=6, layers_per_group=(1, 2, 3), segments=(2, 3, 6))
+    small = dataclasses.replace(small, tokens=48, repeats=2)
+    return small, checkpointing.transformer_variants(small, batch=1, tokens=16, heads=4)
+
+
+def emulated_offload(x: torch.Tensor) -> saved_tensors_hooks:
+    """CPU offload as a GPU sees it: saved tensors leave the memory the peak meter counts.
+
+    On a CPU, ``save_on_cpu`` keeps the very same tensors. Here each one is copied into a NumPy
+    array (NumPy's allocator, which torch's profiler does not record) and back on unpacking.
+    NumPy has no bfloat16: such tensors travel as their 16-bit patterns.
+    """
+
+    def pack(t: torch.Tensor) -> tuple[torch.dtype, Any]:
+        bits = t.detach().view(torch.int16) if t.dtype == torch.bfloat16 else t.detach()
+        return t.dtype, bits.numpy().copy()
+
+    def unpack(packed: tuple[torch.dtype, Any]) -> torch.Tensor:
+        dtype, array = packed
+        return torch.from_numpy(array).view(dtype)
+
+    return saved_tensors_hooks(pack, unpack)
 
 
 def measure_and_write(

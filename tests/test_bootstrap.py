@@ -82,6 +82,7 @@ def test_uv_installs_with_pips_sources_into_a_venv_without_pip(fresh_env):
     assert args[args.index("--python") + 1] == str(bootstrap.venv_python())
     assert args[args.index("--find-links") + 1] == "/somewhere/wheels"  # pip's wheels on disk
     assert args[args.index("-c") + 1] == str(root / "constraints.txt")
+    assert "--compile-bytecode" in args  # as pip does: no process compiles the packages again
     assert "genanki>=0.13" in args
     assert pip_runs == []
     assert not list((root / ".venv").rglob("pip")), "the environment holds no installer"

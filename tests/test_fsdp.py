@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import time
 from pathlib import Path
 
 import fsdp_step
@@ -33,26 +32,27 @@ def _children() -> list[int]:
     return found
 
 
+@pytest.mark.slow  # two ranks start torch
 def test_one_rank_of_two_holds_half_the_state_and_all_its_activations() -> None:
-    start = time.perf_counter()
+    """The run's time limit is a hang bound; how long it takes is a figure that
+    ``tests/perf/bench_checkpointing_cpu.py`` prints against its 30 s budget."""
     reference = fsdp_step.unsharded()
-    ranks = fsdp_step.run_ranks(timeout_s=30)
-    elapsed = time.perf_counter() - start
+    ranks = fsdp_step.run_ranks()
     assert len(ranks) == 2
     for rank in ranks:
         for key in STATE:
             assert rank[key] / reference[key] == pytest.approx(0.5, abs=0.05), key
         assert rank["saved_bytes"] == reference["saved_bytes"]  # sharding leaves them alone
         assert rank["step_peak_bytes"] < reference["step_peak_bytes"]
-    assert elapsed <= 30, f"FSDP measurement took {elapsed:.0f} s (budget 30 s)"
     assert not _children()
 
 
+@pytest.mark.slow  # two ranks start torch
 def test_a_failing_rank_fails_with_its_error_and_leaves_nothing_behind() -> None:
     config = dataclasses.replace(fsdp_step.CONFIG)
     object.__setattr__(config, "heads", 7)  # past the check: 7 heads do not divide 64
     with pytest.raises(fsdp_step.RankFailed, match=r"rank \d failed:[\s\S]*RuntimeError"):
-        fsdp_step.run_ranks(config, timeout_s=30)
+        fsdp_step.run_ranks(config)
     assert not _children()
 
 

@@ -152,6 +152,7 @@ def test_regression_test_fails_on_buggy_and_passes_on_fixes() -> None:
     assert lines[1:] == ["fixed (unsqueeze): PASSED", "fixed (dim=0): PASSED"]
 
 
+@pytest.mark.slow  # a pytest run in a subprocess
 def test_regression_test_is_a_real_pytest_test() -> None:
     result = run(
         "python", "-m", "pytest", "-q", "-p", "no:cacheprovider", "snippets/regression_test.py"

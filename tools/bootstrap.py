@@ -9,6 +9,11 @@ The installer is uv (from PyPI, at the version ``constraints.txt`` pins) when it
 resolves and installs the wheels in parallel, several times faster than pip. It is used from
 ``PATH`` or installed once into ``.cache/uv/`` (outside ``.venv``, which then holds no installer
 at all). Where uv cannot be had or fails, pip installs instead, as it always could.
+
+uv is told to compile the bytecode as it installs, as pip does by default. Without it, where
+``PYTHONDONTWRITEBYTECODE=1`` keeps Python from writing ``__pycache__``, every process compiles
+each module it imports from source again: the test suite's dozens of processes that import torch
+would each pay for it, in all far more than compiling once at install.
 """
 
 from __future__ import annotations
@@ -147,7 +152,7 @@ def _install_with_uv(uv: Path, requirements: list[str]) -> bool:
         for arg in (option, value)
     ]
     command = [str(uv), "pip", "install", "--quiet", "--python", str(venv_python()), *sources]
-    command += ["-c", str(INPUTS[1]), *requirements]
+    command += ["--compile-bytecode", "-c", str(INPUTS[1]), *requirements]
     if subprocess.run(command).returncode == 0:
         return True
     print("uv could not install the dependencies; trying pip ...", flush=True)

@@ -283,7 +283,8 @@ def cmd_serve(rest: list[str]) -> int:
 
 # The suite runs in one process per core (pytest-xdist), each test file kept in one process so its
 # module fixtures (a built course, a browser) are made once; ``-n 0`` runs it in this process.
-PARALLEL = ["-n", "auto", "--dist", "loadfile"]
+# Files are handed out in the order tests/conftest.py gives them (slow ones first), not by count.
+PARALLEL = ["-n", "auto", "--dist", "loadfile", "--no-loadscope-reorder"]
 
 
 def cmd_test(rest: list[str]) -> int:

@@ -61,7 +61,9 @@ TINY = dataclasses.replace(
 @pytest.fixture(scope="module")
 def cpu_results(request: pytest.FixtureRequest) -> dict[str, Any]:
     """A fresh CPU measurement; written to the committed file only with ``--regenerate``."""
-    results = checkpointing.run_benchmark(CONFIG, "cpu", variants=checkpointing.VARIANTS["cpu"])
+    results = checkpointing.run_benchmark(
+        CONFIG, "cpu", variants=checkpointing.VARIANTS["cpu"], fsdp=True
+    )
     if request.config.getoption("--regenerate"):
         provenance.write_results(results, RESULTS)
     return results
@@ -200,6 +202,24 @@ def test_whole_step_peak_within_ten_percent_of_the_model(cpu_results: dict[str, 
                 assert abs(ratio - 1) <= 0.10, (row, run["config"])
 
 
+def test_one_fsdp_rank_of_two_holds_half_the_state_and_all_its_activations(
+    cpu_results: dict[str, Any],
+) -> None:
+    """What lesson 2.7 shows from this section: sharding halves each rank's parameter, gradient
+    and optimizer bytes (50% ± 5%) and leaves the bytes saved for backward exactly as they
+    were; the block size the note reads the ranks' extra peak against is the model's."""
+    fsdp = cpu_results["fsdp"]
+    reference, ranks = fsdp["reference"], fsdp["ranks"]
+    assert len(ranks) == fsdp["world"] == 2
+    for rank in ranks:
+        for key in ("parameter_bytes", "gradient_bytes", "optimizer_bytes"):
+            assert rank[key] / reference[key] == pytest.approx(0.5, abs=0.05), key
+        assert rank["saved_bytes"] == reference["saved_bytes"]
+        assert rank["step_peak_bytes"] < reference["step_peak_bytes"]
+    parameters = memory_model.block_parameters("transformer", fsdp["hidden"])[0]
+    assert fsdp["block_parameter_bytes"] == parameters * 4  # a float32 model under autocast
+
+
 def test_timings_carry_their_spread(cpu_results: dict[str, Any]) -> None:
     for run in [cpu_results, *cpu_results["runs"]]:
         for row in run["rows"]:
@@ -305,6 +325,7 @@ def test_committed_cpu_results_are_current(cpu_results: dict[str, Any]) -> None:
         "runs",
         "rng_stash",
         "autocast",
+        "fsdp",
     }
 
 

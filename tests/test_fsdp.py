@@ -1,8 +1,8 @@
-"""FSDP on two local ranks with every-layer checkpointing and bf16 autocast (snippets/fsdp_step.py).
+"""FSDP on local ranks (snippets/fsdp_step.py): a rank that fails or hangs fails the run with
+that rank's message, and leaves no process behind.
 
-What lesson 2.7 says FSDP does beside checkpointing: one rank of two holds half the parameter,
-gradient and optimizer bytes, and exactly the activations of the unsharded run. A rank that
-fails or hangs fails the run with that rank's message, and leaves no process behind.
+What one rank of two holds is measured with the other CPU results (the harness's ``fsdp``
+section) and checked in tests/test_benchmarks.py.
 """
 
 from __future__ import annotations
@@ -13,8 +13,6 @@ from pathlib import Path
 
 import fsdp_step
 import pytest
-
-STATE = ("parameter_bytes", "gradient_bytes", "optimizer_bytes")
 
 
 def _children() -> list[int]:
@@ -30,21 +28,6 @@ def _children() -> list[int]:
         if int(fields[1]) == os.getpid() and fields[0] != "Z" and b"spawn_main" in command:
             found.append(int(stat.parent.name))
     return found
-
-
-@pytest.mark.slow  # two ranks start torch
-def test_one_rank_of_two_holds_half_the_state_and_all_its_activations() -> None:
-    """The run's time limit is a hang bound; how long it takes is a figure that
-    ``tests/perf/bench_checkpointing_cpu.py`` prints against its 30 s budget."""
-    reference = fsdp_step.unsharded()
-    ranks = fsdp_step.run_ranks()
-    assert len(ranks) == 2
-    for rank in ranks:
-        for key in STATE:
-            assert rank[key] / reference[key] == pytest.approx(0.5, abs=0.05), key
-        assert rank["saved_bytes"] == reference["saved_bytes"]  # sharding leaves them alone
-        assert rank["step_peak_bytes"] < reference["step_peak_bytes"]
-    assert not _children()
 
 
 @pytest.mark.slow  # two ranks start torch

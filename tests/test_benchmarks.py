@@ -292,6 +292,7 @@ def test_results_carry_provenance(cpu_results: dict[str, Any]) -> None:
         "snippets/checkpointing.py",
         "snippets/codehash.py",
         "snippets/cpu_peak.py",
+        "snippets/fsdp_step.py",
         "snippets/memory_model.py",
         "snippets/provenance.py",
     ]

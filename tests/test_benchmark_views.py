@@ -281,7 +281,7 @@ def test_fsdp_view_shows_each_rank_beside_the_unsharded_run_from_the_file(root: 
     for key in ("parameter_bytes", "gradient_bytes", "optimizer_bytes"):
         assert fmt_bytes(fsdp["reference"][key]) in out
         assert f"{fmt_bytes(fsdp['ranks'][0][key])} (50%)" in out
-    assert "50% to 50% of the unsharded parameters" in out
+    assert "Each rank holds 50% of the unsharded parameters" in out
     assert "exactly the same bytes saved for backward" in out
     # the ranks' extra peak, in blocks, against the model's one gathered block
     counted = memory_model.gathered_bytes("transformer", 64, 4, 2)

@@ -208,14 +208,16 @@ def _fsdp_note(fsdp: dict[str, Any]) -> str:
     reference, ranks = fsdp["reference"], fsdp["ranks"]
     state = ("parameter_bytes", "gradient_bytes", "optimizer_bytes")
     shares = [rank[k] / reference[k] for rank in ranks for k in state]
+    low, high = f"{min(shares):.0%}", f"{max(shares):.0%}"
+    held = low if low == high else f"{low} to {high}"
     same = all(rank["saved_bytes"] == reference["saved_bytes"] for rank in ranks)
     extra = max(rank["peak_bytes"] for rank in ranks) - reference["peak_bytes"]
     block = fsdp["block_parameter_bytes"]
     itemsize = block // memory_model.block_parameters("transformer", fsdp["hidden"])[0]
     counted = memory_model.gathered_bytes("transformer", fsdp["hidden"], itemsize, len(ranks))
     return (
-        '<p class="benchmark-note">Each rank holds '
-        f"{min(shares):.0%} to {max(shares):.0%} of the unsharded parameters, gradients and "
+        f'<p class="benchmark-note">Each rank holds {held}'
+        + " of the unsharded parameters, gradients and "
         "optimizer state, and "
         + (
             "exactly the same bytes saved for backward. "

@@ -110,7 +110,7 @@ def test_gpu_checkpointing_benchmark() -> None:
 @pytest.mark.gpu
 @pytest.mark.skip(
     reason="FSDP needs two ranks and the GPU machine has one GPU: the FSDP evidence is the "
-    "two-rank gloo run on CPU, tests/test_fsdp.py, in the normal test run"
+    "two-rank gloo run on CPU (the CPU results' fsdp section, tests/test_benchmarks.py)"
 )
 def test_gpu_fsdp() -> None:
     """Listed so that the GPU run's report says why FSDP is not in it."""

@@ -314,12 +314,13 @@ def test_inputs_are_remembered_across_visits_and_bad_memory_is_ignored(open_site
     assert page.input_value("#planner-precision") == "float16"
     assert read(page)["status"].startswith(("Recommended", "Nothing fits"))
     page.evaluate(
-        "localStorage.setItem('course-planner', JSON.stringify({precision: 'float8', layers: 7}))"
+        "localStorage.setItem('course-planner:v1', "
+        "JSON.stringify({precision: 'float8', layers: 7}))"
     )
     page.reload()  # an unknown choice and a non-text value are dropped, not shown
     assert page.input_value("#planner-precision") == "autocast-bfloat16"
     assert page.input_value("#planner-layers") == "24"
-    page.evaluate("localStorage.setItem('course-planner', '[not json')")
+    page.evaluate("localStorage.setItem('course-planner:v1', '[not json')")
     page.reload()
     assert not read(page)["tableHidden"]
 

@@ -294,7 +294,7 @@
   // --- the form -------------------------------------------------------------------------------
 
   var NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
-  var STORAGE_KEY = "course-planner";
+  var STORAGE_KEY = "course-planner:v1"; // beside the review progress's "course-review:v1"
   var SHAPE_FIELDS = ["layers", "hidden", "heads", "tokens"];
 
   // The value of a text field, or an error message for it.

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import statistics
+from collections.abc import Callable
 from typing import Any
 
 from snippets import memory_model
@@ -64,98 +65,106 @@ def view_summary(results: list[Results]) -> str:
     return "\n".join(lines)
 
 
-def view_rng_stash(results: list[Results]) -> str:
-    """Checkpointing every layer with the RNG-state stash on (default) and off, per device."""
-    parts = ['<div class="benchmark benchmark-rng-stash">']
+def _sections(
+    results: list[Results],
+    key: str,
+    missing: str,
+    render: Callable[[Results, dict[str, Any]], list[str]],
+) -> str:
+    """A view of one section of each results file: the section rendered, or why it is absent."""
+    parts = [f'<div class="benchmark benchmark-{key.replace("_", "-")}">']
     for result in results:
-        stash = result.data.get("rng_stash")
-        name = esc(result.device["name"])
-        if stash is None:
-            parts.append(f"<p>{name}: not measured (this results file was not timed).</p>")
-            continue
-        on, off = stash["step_times_s"], stash["step_times_no_stash_s"]
-        median_on, median_off = statistics.median(on), statistics.median(off)
-        pairs = [a - b for a, b in zip(on, off, strict=True)]
-        spreads = (_iqr(on), _iqr(off))
-        shown = beyond_spread(median_on - median_off, *spreads)
-        spread_text = (
-            "no spread: one round"
-            if None in spreads
-            else f"IQR {fmt_time(spreads[0])} with the stash, {fmt_time(spreads[1])} without"
-        )
-        lines = [
-            "<table>",
-            f"<caption>Checkpointing every layer on {name}: the random-number-state stash"
-            "</caption>",
-            '<thead><tr><th scope="col">Quantity</th><th scope="col">Measured</th></tr></thead>',
-            "<tbody>",
-            _cell_row(
-                "Median step, <code>preserve_rng_state=True</code> (default)", fmt_time(median_on)
-            ),
-            _cell_row("Median step, <code>preserve_rng_state=False</code>", fmt_time(median_off)),
-            _cell_row(
-                "Difference of the medians",
-                f"{fmt_time(median_on - median_off)} ({(median_on - median_off) / median_on:+.1%}"
-                " of the default step)<br><small>"
-                + ("larger than" if shown else "<strong>within</strong>")
-                + f" the spread of the rounds ({spread_text})</small>",
-            ),
-            _cell_row(
-                f"Per round, default minus stash off ({len(pairs)} rounds)",
-                f"{fmt_time(min(pairs))} to {fmt_time(max(pairs))}",
-            ),
-            _cell_row(
-                "Gradients equal without the stash (no dropout)",
-                "yes" if stash["grads_equal"] else "<strong>no</strong>",
-            ),
-            "</tbody>",
-            "</table>",
-            _provenance_line(result),
-        ]
-        parts += lines
+        section = result.data.get(key)
+        if section is None:
+            parts.append(f"<p>{esc(result.device['name'])}: not measured ({missing}).</p>")
+        else:
+            parts += render(result, section)
     parts.append("</div>")
     return "\n".join(parts)
+
+
+def view_rng_stash(results: list[Results]) -> str:
+    """Checkpointing every layer with the RNG-state stash on (default) and off, per device."""
+    return _sections(results, "rng_stash", "this results file was not timed", _rng_stash_table)
+
+
+def _rng_stash_table(result: Results, stash: dict[str, Any]) -> list[str]:
+    name = esc(result.device["name"])
+    on, off = stash["step_times_s"], stash["step_times_no_stash_s"]
+    median_on, median_off = statistics.median(on), statistics.median(off)
+    pairs = [a - b for a, b in zip(on, off, strict=True)]
+    spreads = (_iqr(on), _iqr(off))
+    shown = beyond_spread(median_on - median_off, *spreads)
+    spread_text = (
+        "no spread: one round"
+        if None in spreads
+        else f"IQR {fmt_time(spreads[0])} with the stash, {fmt_time(spreads[1])} without"
+    )
+    return [
+        "<table>",
+        f"<caption>Checkpointing every layer on {name}: the random-number-state stash</caption>",
+        '<thead><tr><th scope="col">Quantity</th><th scope="col">Measured</th></tr></thead>',
+        "<tbody>",
+        _cell_row(
+            "Median step, <code>preserve_rng_state=True</code> (default)", fmt_time(median_on)
+        ),
+        _cell_row("Median step, <code>preserve_rng_state=False</code>", fmt_time(median_off)),
+        _cell_row(
+            "Difference of the medians",
+            f"{fmt_time(median_on - median_off)} ({(median_on - median_off) / median_on:+.1%}"
+            " of the default step)<br><small>"
+            + ("larger than" if shown else "<strong>within</strong>")
+            + f" the spread of the rounds ({spread_text})</small>",
+        ),
+        _cell_row(
+            f"Per round, default minus stash off ({len(pairs)} rounds)",
+            f"{fmt_time(min(pairs))} to {fmt_time(max(pairs))}",
+        ),
+        _cell_row(
+            "Gradients equal without the stash (no dropout)",
+            "yes" if stash["grads_equal"] else "<strong>no</strong>",
+        ),
+        "</tbody>",
+        "</table>",
+        _provenance_line(result),
+    ]
 
 
 def view_autocast(results: list[Results]) -> str:
     """Bytes saved for backward without checkpointing: float32 beside bfloat16 autocast."""
-    parts = ['<div class="benchmark benchmark-autocast">']
-    for result in results:
-        amp = result.data.get("autocast")
-        name = esc(result.device["name"])
-        if amp is None:
-            parts.append(f"<p>{name}: not measured (its model is not float32).</p>")
-            continue
-        none = next(r for r in result.rows if r["strategy"] == "none")
-        a = result.data["model"]["boundary_bytes"]
-        layers = result.data["config"]["layers"]
-        low = esc(amp["dtype"])
-        per_layer = amp["saved_bytes"] / (a * layers)
-        lines = [
-            "<table>",
-            f"<caption>No checkpointing on {name}: saved for backward, float32 and {low} "
-            "autocast</caption>",
-            f'<thead><tr><th scope="col">Quantity</th><th scope="col">float32</th>'
-            f'<th scope="col">{low} autocast</th></tr></thead>',
-            "<tbody>",
-            _cell_row(
-                "Saved for backward", fmt_bytes(none["saved_bytes"]), fmt_bytes(amp["saved_bytes"])
-            ),
-            _cell_row(
-                "Per layer, in float32 boundary tensors <i>a</i>",
-                f"{none['saved_bytes'] / (a * layers):.2f}",
-                f"{per_layer:.2f} ({amp['saved_bytes'] / none['saved_bytes']:.0%} of float32)",
-            ),
-        ]
-        for dtype, nbytes in amp["saved_bytes_by_dtype"].items():
-            lines.append(_cell_row(f"of which saved in {esc(dtype)}", "—", fmt_bytes(nbytes)))
-        for dtype, ops in amp["ops_by_dtype"].items():
-            names = ", ".join(f"<code>{esc(op)}</code>" for op in ops)
-            lines.append(_cell_row(f"aten ops that computed in {esc(dtype)}", "—", names))
-        lines += ["</tbody>", "</table>", _provenance_line(result)]
-        parts += lines
-    parts.append("</div>")
-    return "\n".join(parts)
+    return _sections(results, "autocast", "its model is not float32", _autocast_table)
+
+
+def _autocast_table(result: Results, amp: dict[str, Any]) -> list[str]:
+    name = esc(result.device["name"])
+    none = next(r for r in result.rows if r["strategy"] == "none")
+    a = result.data["model"]["boundary_bytes"]
+    layers = result.data["config"]["layers"]
+    low = esc(amp["dtype"])
+    per_layer = amp["saved_bytes"] / (a * layers)
+    lines = [
+        "<table>",
+        f"<caption>No checkpointing on {name}: saved for backward, float32 and {low} "
+        "autocast</caption>",
+        f'<thead><tr><th scope="col">Quantity</th><th scope="col">float32</th>'
+        f'<th scope="col">{low} autocast</th></tr></thead>',
+        "<tbody>",
+        _cell_row(
+            "Saved for backward", fmt_bytes(none["saved_bytes"]), fmt_bytes(amp["saved_bytes"])
+        ),
+        _cell_row(
+            "Per layer, in float32 boundary tensors <i>a</i>",
+            f"{none['saved_bytes'] / (a * layers):.2f}",
+            f"{per_layer:.2f} ({amp['saved_bytes'] / none['saved_bytes']:.0%} of float32)",
+        ),
+    ]
+    for dtype, nbytes in amp["saved_bytes_by_dtype"].items():
+        lines.append(_cell_row(f"of which saved in {esc(dtype)}", "—", fmt_bytes(nbytes)))
+    for dtype, ops in amp["ops_by_dtype"].items():
+        names = ", ".join(f"<code>{esc(op)}</code>" for op in ops)
+        lines.append(_cell_row(f"aten ops that computed in {esc(dtype)}", "—", names))
+    lines += ["</tbody>", "</table>", _provenance_line(result)]
+    return lines
 
 
 _FSDP_ROWS = (
@@ -171,36 +180,32 @@ _FSDP_ROWS = (
 def view_fsdp(results: list[Results]) -> str:
     """One process without FSDP beside each rank of the sharded run, and what the ranks hold
     beyond the model's count (the planner's FSDP term), read from the same file."""
-    parts = ['<div class="benchmark benchmark-fsdp">']
-    for result in results:
-        fsdp = result.data.get("fsdp")
-        name = esc(result.device["name"])
-        if fsdp is None:
-            parts.append(f"<p>{name}: not measured (FSDP needs two ranks).</p>")
-            continue
-        reference, ranks = fsdp["reference"], fsdp["ranks"]
-        heads = "".join(f'<th scope="col">rank {i} of {len(ranks)}</th>' for i in range(len(ranks)))
-        lines = [
-            "<table>",
-            f"<caption>FSDP over {len(ranks)} processes on {name} (gloo): {fsdp['layers']} "
-            f"transformer blocks, every block checkpointed, {esc(fsdp['autocast'])} autocast; "
-            "each rank beside the same stack without FSDP</caption>",
-            f'<thead><tr><th scope="col">Per process</th><th scope="col">No FSDP</th>{heads}'
-            "</tr></thead>",
-            "<tbody>",
+    return _sections(results, "fsdp", "FSDP needs two ranks", _fsdp_table)
+
+
+def _fsdp_table(result: Results, fsdp: dict[str, Any]) -> list[str]:
+    name = esc(result.device["name"])
+    reference, ranks = fsdp["reference"], fsdp["ranks"]
+    heads = "".join(f'<th scope="col">rank {i} of {len(ranks)}</th>' for i in range(len(ranks)))
+    lines = [
+        "<table>",
+        f"<caption>FSDP over {len(ranks)} processes on {name} (gloo): {fsdp['layers']} "
+        f"transformer blocks, every block checkpointed, {esc(fsdp['autocast'])} autocast; "
+        "each rank beside the same stack without FSDP</caption>",
+        f'<thead><tr><th scope="col">Per process</th><th scope="col">No FSDP</th>{heads}'
+        "</tr></thead>",
+        "<tbody>",
+    ]
+    for label, key in _FSDP_ROWS:
+        cells = [
+            f"{fmt_bytes(rank[key])} ({rank[key] / reference[key]:.0%})"
+            if reference[key]
+            else fmt_bytes(rank[key])
+            for rank in ranks
         ]
-        for label, key in _FSDP_ROWS:
-            cells = [
-                f"{fmt_bytes(rank[key])} ({rank[key] / reference[key]:.0%})"
-                if reference[key]
-                else fmt_bytes(rank[key])
-                for rank in ranks
-            ]
-            lines.append(_cell_row(label, fmt_bytes(reference[key]), *cells))
-        lines += ["</tbody>", "</table>", _fsdp_note(fsdp), _provenance_line(result)]
-        parts += lines
-    parts.append("</div>")
-    return "\n".join(parts)
+        lines.append(_cell_row(label, fmt_bytes(reference[key]), *cells))
+    lines += ["</tbody>", "</table>", _fsdp_note(fsdp), _provenance_line(result)]
+    return lines
 
 
 def _fsdp_note(fsdp: dict[str, Any]) -> str:

@@ -368,6 +368,7 @@ def test_renaming_a_lesson_keeps_every_note_and_its_review_history(tmp_path, mon
             card.start_timer()
             col.sched.answerCard(card, 4)
         history = {cid: col.get_card(cid).ivl for cid in col.find_cards("")}
+        decks = {cid: col.decks.name(col.get_card(cid).did) for cid in history}
         reviews = col.db.scalar("SELECT count() FROM revlog")
         assert reviews == len(history) and all(ivl > 0 for ivl in history.values())
 
@@ -381,6 +382,10 @@ def test_renaming_a_lesson_keeps_every_note_and_its_review_history(tmp_path, mon
         assert col.note_count() == len(history)
         assert {cid: col.get_card(cid).ivl for cid in col.find_cards("")} == history
         assert col.db.scalar("SELECT count() FROM revlog") == reviews
+        # The lesson's subdeck is now "07 ...", but Anki leaves cards a learner has where they
+        # are (what docs/flashcards.md tells them): nothing moves, nothing is duplicated.
+        assert {cid: col.decks.name(col.get_card(cid).did) for cid in history} == decks
+        assert any("::01 " in name for name in decks.values())
         # Every note of a moved page shows its new address, so Anki must take each as updated.
         fields = {nid: "\x1f".join(col.get_note(nid).fields) for nid in col.find_notes("")}
         moved = {nid for nid, text in fields.items() if "ckpt-ur.html" not in text}

@@ -393,14 +393,13 @@ def _stray_separators(src: _Source, tokens: list[Token]) -> None:
             if lines:
                 found.setdefault(block[0], (block[1], []))[1].extend(lines)
         elif token.type == "code_block" and token.map and _admonition_body(src, token.map[0]):
-            for offset, line in enumerate(token.content.split("\n")):
-                if SEPARATOR in line:
-                    src.error(
-                        token.map[0] + offset,
-                        "':::' in an admonition (its indented body is code to the checker): no "
-                        "card or quiz there is a course item, so it would be missing from the "
-                        "deck and shown as text; put it at the top level",
-                    )
+            _separator_lines(
+                src,
+                token,
+                "':::' in an admonition (its indented body is code to the checker): no card or "
+                "quiz there is a course item, so it would be missing from the deck and shown as "
+                "text; put it at the top level",
+            )
         elif token.type == "html_block" and token.level > 0:
             _html_block(src, token)
     for kind, lines in found.values():
@@ -434,15 +433,21 @@ def _html_block(src: _Source, token: Token) -> None:
     A line starting with a tag starts such a block, so a card written that way, or a card line
     right after one, is an error instead of raw HTML on the page and a card missing from both.
     """
+    _separator_lines(
+        src,
+        token,
+        "':::' in an HTML block: a line starting with a tag makes the lines up to the next blank "
+        "line raw HTML, so no card is found there (put a blank line before cards; put a tag in a "
+        "card inside inline code)",
+    )
+
+
+def _separator_lines(src: _Source, token: Token, message: str) -> None:
+    """``message`` at each line of ``token``'s content that holds a ':::' (a lost item)."""
     assert token.map is not None
     for offset, line in enumerate(token.content.split("\n")):
         if SEPARATOR in line:
-            src.error(
-                token.map[0] + offset,
-                "':::' in an HTML block: a line starting with a tag makes the lines up to the "
-                "next blank line raw HTML, so no card is found there (put a blank line before "
-                "cards; put a tag in a card inside inline code)",
-            )
+            src.error(token.map[0] + offset, message)
             return
 
 

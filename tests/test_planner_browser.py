@@ -27,9 +27,6 @@ BYTES = re.compile(r"([\d,]+(?:\.(\d+))?) (B|kB|MB|GB|TB|PB)\b")
 SIZES = ("layers", "hidden", "heads", "tokens", "batch", "ranks")
 SELECTS = ("block", "attention", "precision", "optimizer")
 OPTION_KEYS = ("peak", "total", "fraction", "overhead")
-DEFAULT = {"block": "transformer", "attention": "explicit", "layers": 24, "hidden": 2048,
-           "heads": 16, "tokens": 2048, "batch": 4, "precision": "autocast-bfloat16",
-           "optimizer": "adam", "ranks": 1, "memory": 80}  # fmt: skip
 
 READ_PLANNER = """form => ({
   rows: Array.from(form.querySelectorAll("tbody tr")).map(tr => ({
@@ -125,6 +122,17 @@ def fill(page, config: dict) -> None:
         if name != "heads" or attention:
             page.fill(f"#planner-{name}", str(config[name]))
     page.fill("#planner-memory", repr(float(config["memory"])))
+
+
+def form_values(page) -> dict:
+    """What the form holds now, as the Python model takes it."""
+    values = page.locator("form.planner").evaluate(
+        "form => Object.fromEntries(Array.from(form.querySelectorAll('[name]'))"
+        ".map(c => [c.name, c.value]))"
+    )
+    numbers = {name: int(values[name]) for name in SIZES}
+    chosen = {name: values[name] for name in SELECTS}
+    return {**numbers, **chosen, "memory": float(values["memory"])}
 
 
 def read(page) -> dict:
@@ -386,7 +394,7 @@ def test_planner_runs_from_disk(browser, built_site):
         page.goto((built_site / LESSON).as_uri())
         assert read(page)["status"].startswith(("Recommended", "Nothing fits"))
         page.fill("#planner-layers", "48")
-        assert len(read(page)["rows"]) == len(python_plan(dict(DEFAULT, layers=48))["options"])
+        assert len(read(page)["rows"]) == len(python_plan(form_values(page))["options"])
         assert not errors, errors
     finally:
         context.close()

@@ -23,7 +23,9 @@ pytestmark = pytest.mark.anki
 pytest.importorskip("genanki", reason="the course engine's dependencies are not installed")
 anki_collection = pytest.importorskip("anki.collection", reason="the anki package is not installed")
 
-from tools.anki import deck, progress  # noqa: E402
+from tools.anki import deck, progress, progress_read  # noqa: E402
+from tools.anki.progress_apkg import to_apkg  # noqa: E402
+from tools.anki.progress_read import from_anki  # noqa: E402
 from tools.build.buildinfo import ROOT  # noqa: E402
 from tools.course import notes  # noqa: E402
 from tools.course.parser import parse_course  # noqa: E402
@@ -103,7 +105,7 @@ def test_package_imports_with_each_card_due_when_the_site_said(course_deck, tmp_
     guids, apkg = course_deck
     now = int(time.time() * 1000)
     cards = site_cards(guids, now)
-    package, scheduled = progress.to_apkg(apkg, cards, now)
+    package, scheduled = to_apkg(apkg, cards, now)
     assert scheduled == 4  # the unknown GUID is left out
     (tmp_path / "progress.apkg").write_bytes(package)
     col = Collection(str(tmp_path / "fresh.anki2"))
@@ -131,7 +133,7 @@ def test_reviews_in_anki_come_back_as_a_progress_file(course_deck, tmp_path):
     guids, apkg = course_deck
     now = int(time.time() * 1000)
     cards = site_cards(guids, now)
-    (tmp_path / "progress.apkg").write_bytes(progress.to_apkg(apkg, cards, now)[0])
+    (tmp_path / "progress.apkg").write_bytes(to_apkg(apkg, cards, now)[0])
     col = Collection(str(tmp_path / "anki.anki2"))
     import_with_scheduling(col, tmp_path / "progress.apkg")
     col.set_config("fsrs", True)
@@ -154,8 +156,14 @@ def test_reviews_in_anki_come_back_as_a_progress_file(course_deck, tmp_path):
     col.close()
     assert "collection.anki21b" in zipfile.ZipFile(export).namelist()  # Anki's current format
 
-    back, counts = progress.from_anki(export, set(guids), int(time.time() * 1000))
-    assert counts == {"known": 4, "unknown": 1, "new": len(guids) - 4, "estimated": 0}
+    back, counts = from_anki(export, set(guids), int(time.time() * 1000))
+    assert counts == {
+        "known": 4,
+        "unknown": 1,
+        "new": len(guids) - 4,
+        "estimated": 0,
+        "damaged": 0,
+    }
     reviewed = back[guids[3]]
     assert [g for _, g in reviewed["log"]] == [3, 3, 3]
     assert abs(progress._ms(reviewed["due"]) - expected_due) < DAY
@@ -165,7 +173,7 @@ def test_reviews_in_anki_come_back_as_a_progress_file(course_deck, tmp_path):
         assert back[guid]["stability"] == pytest.approx(cards[guid]["stability"], rel=1e-4)
     document = progress.progress_document(back, now, 20)
     path = tmp_path / "back.json"
-    progress.write_json(path, document)
+    progress.write_output(path, progress.encode_progress(document))
     assert progress.read_progress(path)["cards"] == back  # what the page checks, checked here
 
 
@@ -176,13 +184,13 @@ def test_a_whole_collection_export_is_read_too(course_deck, tmp_path, legacy):
     guids, apkg = course_deck
     now = int(time.time() * 1000)
     cards = site_cards(guids, now)
-    (tmp_path / "progress.apkg").write_bytes(progress.to_apkg(apkg, cards, now)[0])
+    (tmp_path / "progress.apkg").write_bytes(to_apkg(apkg, cards, now)[0])
     col = Collection(str(tmp_path / "anki.anki2"))
     import_with_scheduling(col, tmp_path / "progress.apkg")
     export = tmp_path / "collection.colpkg"
     col.export_collection_package(str(export), include_media=False, legacy=legacy)
     col.close()
-    back, counts = progress.from_anki(export, set(guids), now)
+    back, counts = from_anki(export, set(guids), now)
     assert counts["known"] == 4 and counts["unknown"] == 0
     assert {g: len(c["log"]) for g, c in back.items()} == {g: len(cards[g]["log"]) for g in back}
 
@@ -198,7 +206,7 @@ def test_an_export_of_another_deck_is_refused(course_deck, tmp_path):
     with pytest.raises(
         progress.ProgressError, match="none of its 1 cards is a note of this course"
     ):
-        progress.from_anki(export, set(course_deck[0]), int(time.time() * 1000))
+        from_anki(export, set(course_deck[0]), int(time.time() * 1000))
 
 
 def test_the_command_converts_both_ways(course_deck, tmp_path):
@@ -238,7 +246,7 @@ def test_the_page_and_this_module_read_one_format():
     ("content", "message"),
     [
         (b"not a zip", "not an Anki export"),
-        (b"PK\x03\x04 truncated", "not an Anki export"),
+        (b"PK\x03\x04 truncated", "the zip file is cut short"),
         ("zip-without-collection", "this one has none"),
         ("zip-with-garbage", "its collection is damaged"),
     ],
@@ -255,18 +263,18 @@ def test_a_bad_anki_export_gets_a_plain_message(tmp_path, content, message):
                 archive.writestr("collection.anki2", b"this is no database" * 100)
         path.write_bytes(buffer.getvalue())
     with pytest.raises(progress.ProgressError, match=message):
-        progress.from_anki(path, set(), 0)
+        from_anki(path, set(), 0)
 
 
 def test_too_large_inputs_are_refused_before_reading(tmp_path, monkeypatch):
     big = tmp_path / "big.json"
     big.write_text("{}" + " " * 2000, "utf-8")
     monkeypatch.setattr(progress, "MAX_PROGRESS_BYTES", 1000)
-    monkeypatch.setattr(progress, "MAX_EXPORT_BYTES", 1000)
+    monkeypatch.setattr(progress_read, "MAX_EXPORT_BYTES", 1000)
     with pytest.raises(progress.ProgressError, match="too large for a progress file"):
         progress.read_progress(big)
-    with pytest.raises(progress.ProgressError, match="too large for an Anki export"):
-        progress.from_anki(big, set(), 0)
+    with pytest.raises(progress.ProgressError, match="more than an Anki export may be here"):
+        from_anki(big, set(), 0)
 
 
 @pytest.mark.parametrize(

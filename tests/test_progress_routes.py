@@ -46,7 +46,9 @@ def course_deck() -> tuple[list[str], bytes]:
 
 def site_card(now: int, state: int, steps: int, due: int, log: list, **more) -> dict:
     """A card as ts-fsrs leaves it: due ``due`` ms after its last review ``log[-1]``."""
-    entries = [[progress._iso(now - ago), grade, *([took] if took else [])] for ago, grade, took in log]
+    entries = [
+        [progress._iso(now - ago), grade, *([took] if took else [])] for ago, grade, took in log
+    ]
     last = now - log[-1][0]
     return {
         "due": progress._iso(last + due),
@@ -148,15 +150,18 @@ TABLE: list[str] = []
 
 
 def row(direction: str, state: str, route: str, notes_added, scheduled, revlog, differs) -> None:
-    TABLE.append(f"| {direction} | {state} | {route} | {notes_added} | {scheduled} | {revlog} | "
-                 f"{differs} |")
+    TABLE.append(
+        f"| {direction} | {state} | {route} | {notes_added} | {scheduled} | {revlog} | {differs} |"
+    )
 
 
 @pytest.fixture(scope="module", autouse=True)
 def print_table():
     yield
-    print("\n| direction | collection | format | notes added | cards scheduled | revlog | "
-          "differs |\n|---|---|---|---|---|---|---|")
+    print(
+        "\n| direction | collection | format | notes added | cards scheduled | revlog | "
+        "differs |\n|---|---|---|---|---|---|---|"
+    )
     print("\n".join(TABLE))
 
 
@@ -187,8 +192,15 @@ def test_a_package_brings_the_schedule_only_into_a_collection_without_the_deck(
         assert col.get_card(card_id(col, guids[2])).type == 0
         moved = 0
     col.close()
-    row("site → Anki", state, ".apkg (CLI to-anki)", len(log.new), moved, revlog,
-        "—" if moved else "nothing moves (importer keeps existing cards)")
+    row(
+        "site → Anki",
+        state,
+        ".apkg (CLI to-anki)",
+        len(log.new),
+        moved,
+        revlog,
+        "—" if moved else "nothing moves (importer keeps existing cards)",
+    )
 
 
 @pytest.mark.parametrize("state", STATES)
@@ -223,8 +235,10 @@ def test_into_anki_merges_the_schedule_in_every_collection_state(course_deck, tm
         )
         newest = col.db.scalar("SELECT max(id) FROM revlog WHERE cid = ?", kept.id)
         assert newest > progress.last_review_ms(cards[guids[0]])  # Anki's review stays last
-        assert col.db.all("SELECT id, ease FROM revlog WHERE cid = ?", card_id(col, guids[5])) \
-            == studied  # a card the site never saw is untouched
+        assert (
+            col.db.all("SELECT id, ease FROM revlog WHERE cid = ?", card_id(col, guids[5]))
+            == studied
+        )  # a card the site never saw is untouched
         checked = guids[1:5]
     else:
         assert counts == counts | {"scheduled": 5, "kept": 0}
@@ -236,9 +250,15 @@ def test_into_anki_merges_the_schedule_in_every_collection_state(course_deck, tm
     again = into_anki(path, cards, apkg, set(guids), now)  # a second run adds nothing
     assert (again["notes_added"], again["scheduled"], again["reviews_added"]) == (0, 0, 0)
     assert again["backup"] != counts["backup"]
-    row("site → Anki", state, "collection (CLI into-anki)", counts["notes_added"],
-        counts["scheduled"], revlog,
-        "Anki's newer card kept (1)" if counts["kept"] else "—")
+    row(
+        "site → Anki",
+        state,
+        "collection (CLI into-anki)",
+        counts["notes_added"],
+        counts["scheduled"],
+        revlog,
+        "Anki's newer card kept (1)" if counts["kept"] else "—",
+    )
 
 
 FORMATS = [(".apkg", False), (".apkg", True), (".colpkg", False), (".colpkg", True)]
@@ -285,5 +305,12 @@ def test_anki_to_site_round_trips_exactly(course_deck, tmp_path, suffix, legacy,
         assert [g for _, g, *_ in back[guids[5]]["log"]] == [3]
         differs += "; cards reviewed in Anki come back with Anki's schedule"
     kind = f"{suffix} {'legacy' if legacy else 'current (zstd)'}"
-    row("Anki → site", state, kind, "—", counts["known"], sum(len(c["log"]) for c in back.values()),
-        differs)
+    row(
+        "Anki → site",
+        state,
+        kind,
+        "—",
+        counts["known"],
+        sum(len(c["log"]) for c in back.values()),
+        differs,
+    )

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import errno
 import importlib.util
 import json
 import math
@@ -164,13 +165,16 @@ def _unpack_with_library(path: Path, target: Path) -> None:
             "stopped (a damaged or hostile file?)",
         ) from exc
     if done.returncode:
-        if target.exists() and target.stat().st_size >= MAX_COLLECTION_BYTES:
+        said = done.stdout + done.stderr
+        if os.strerror(errno.EFBIG) in said or (
+            target.exists() and target.stat().st_size >= MAX_COLLECTION_BYTES
+        ):
             raise _refuse(
                 path,
                 f"its collection is more than {MAX_COLLECTION_BYTES // 2**20} MB once "
                 "decompressed, more than this tool reads (a zip bomb?)",
             )
-        why = (done.stdout.strip() or done.stderr.strip() or "it stopped").splitlines()[-1]
+        why = (said.strip() or "it stopped").splitlines()[-1]
         raise _refuse(path, f"Anki could not read it ({why[:300]})")
 
 

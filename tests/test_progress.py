@@ -237,9 +237,10 @@ def test_the_page_and_this_module_read_one_format():
     store = (ROOT / "docs" / "assets" / "review" / "store.js").read_text("utf-8")
     assert f'var FORMAT = "{progress.FORMAT}";' in store
     assert f"var VERSION = {progress.VERSION};" in store
-    page = (ROOT / "docs" / "assets" / "review" / "page.js").read_text("utf-8")
+    transfer = (ROOT / "docs" / "assets" / "review" / "transfer.js").read_text("utf-8")
     assert progress.MAX_PROGRESS_BYTES == 8 * 1024 * 1024
-    assert "var MAX_IMPORT_BYTES = 8 * 1024 * 1024;" in page  # one limit for a progress file
+    assert "var MAX_IMPORT_BYTES = 8 * 1024 * 1024;" in transfer  # one limit for a progress file
+    assert f"var CLOCK_SKEW = {progress.CLOCK_SKEW_MS // 60_000} * 60 * 1000;" in store
 
 
 @pytest.mark.parametrize(

@@ -17,19 +17,17 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from anki_cards import card_id
 
 pytestmark = pytest.mark.anki
 
 pytest.importorskip("genanki", reason="the course engine's dependencies are not installed")
 anki_collection = pytest.importorskip("anki.collection", reason="the anki package is not installed")
 
-from tools.anki import deck, progress, progress_read  # noqa: E402
+from tools.anki import progress, progress_read  # noqa: E402
 from tools.anki.progress_apkg import to_apkg  # noqa: E402
 from tools.anki.progress_read import from_anki  # noqa: E402
 from tools.build.buildinfo import ROOT  # noqa: E402
-from tools.course import notes  # noqa: E402
-from tools.course.parser import parse_course  # noqa: E402
-from tools.site.syntax import MKDOCS  # noqa: E402
 
 Collection = anki_collection.Collection
 DAY = 86_400_000
@@ -38,15 +36,6 @@ DAY = 86_400_000
 def iso(ms: float) -> str:
     """A time as the page writes it (JavaScript's toISOString)."""
     return datetime.fromtimestamp(int(ms) / 1000, UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
-
-
-@pytest.fixture(scope="module")
-def course_deck() -> tuple[list[str], bytes]:
-    course = parse_course(ROOT, syntax=MKDOCS)
-    items = notes.note_items(course)
-    times = {item.guid: 1_764_000_000 for item in items}
-    apkg = deck.build_apkg(course, timestamp=1_764_000_000, items=items, times=times)
-    return [item.guid for item in items], apkg
 
 
 def site_cards(guids: list[str], now: int) -> dict[str, dict]:
@@ -86,47 +75,12 @@ def import_with_scheduling(col, path: Path):
     return col.import_anki_package(request).log
 
 
-def card_id(col, guid: str) -> int:
-    """The card of the note ``guid`` (GUIDs hold search syntax, so no search string)."""
-    return col.db.scalar(
-        "SELECT cards.id FROM cards JOIN notes ON notes.id = cards.nid WHERE notes.guid = ?", guid
-    )
-
-
 def anki_due_ms(col, card) -> int:
     """When Anki will show ``card``: a moment for intraday learning, else its day's start."""
     if card.queue == 1:
         return card.due * 1000
     today = progress.review_day(time.time() * 1000)
     return progress.day_start_ms(today + timedelta(days=card.due - col.sched.today))
-
-
-def test_package_imports_with_each_card_due_when_the_site_said(course_deck, tmp_path):
-    guids, apkg = course_deck
-    now = int(time.time() * 1000)
-    cards = site_cards(guids, now)
-    package, scheduled = to_apkg(apkg, cards, now)
-    assert scheduled == 4  # the unknown GUID is left out
-    (tmp_path / "progress.apkg").write_bytes(package)
-    col = Collection(str(tmp_path / "fresh.anki2"))
-    log = import_with_scheduling(col, tmp_path / "progress.apkg")
-    assert len(log.new) == len(guids)
-    for guid in guids[:4]:
-        cid = card_id(col, guid)
-        card = col.get_card(cid)
-        site = cards[guid]
-        due = progress._ms(site["due"])
-        assert card.type == site["state"], guid
-        assert abs(anki_due_ms(col, card) - due) < DAY, guid
-        assert card.memory_state.stability == pytest.approx(site["stability"], rel=1e-4)
-        assert card.memory_state.difficulty == pytest.approx(site["difficulty"], rel=1e-4)
-        grades = col.db.list("SELECT ease FROM revlog WHERE cid = ? ORDER BY id", cid)
-        assert grades == [grade for _, grade in site["log"]], guid
-    assert col.db.scalar("SELECT count() FROM revlog") == sum(
-        len(cards[g]["log"]) for g in guids[:4]
-    )
-    assert len(col.find_cards("is:new")) == len(guids) - 4
-    col.close()
 
 
 def test_reviews_in_anki_come_back_as_a_progress_file(course_deck, tmp_path):

@@ -10,6 +10,7 @@ import zipfile
 from datetime import timedelta
 
 import pytest
+from anki_cards import card_id
 from test_review_browser import (
     BACKUP_KEY,
     T0,
@@ -98,12 +99,6 @@ def test_the_browser_package_carries_steps_memory_answer_times_and_the_font(open
     assert len(log.new) == 0 and has.db.scalar("SELECT count() FROM revlog") == 0
     assert has.get_card(card_id(has, graded[2])).type == 0  # nothing moved, as the page said
     has.close()
-
-
-def card_id(col, guid: str) -> int:
-    return col.db.scalar(
-        "SELECT cards.id FROM cards JOIN notes ON notes.id = cards.nid WHERE notes.guid = ?", guid
-    )
 
 
 def test_an_import_asks_says_what_changes_and_restore_undoes_it(open_site):

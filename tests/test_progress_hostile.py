@@ -21,25 +21,13 @@ import pytest
 pytest.importorskip("genanki", reason="the course engine's dependencies are not installed")
 
 from tools import cli
-from tools.anki import deck, progress, progress_read
+from tools.anki import progress, progress_read
 from tools.anki.progress_apkg import schedule_rows
 from tools.anki.progress_read import from_anki
 from tools.build.buildinfo import ROOT
-from tools.course import notes
-from tools.course.parser import parse_course
-from tools.site.syntax import MKDOCS
 
 DAY = progress.DAY_MS
 NOW = 1_796_000_000_000
-
-
-@pytest.fixture(scope="module")
-def course_deck() -> tuple[list[str], bytes]:
-    course = parse_course(ROOT, syntax=MKDOCS)
-    items = notes.note_items(course)
-    times = {item.guid: 1_764_000_000 for item in items}
-    apkg = deck.build_apkg(course, timestamp=1_764_000_000, items=items, times=times)
-    return [item.guid for item in items], apkg
 
 
 def legacy_export(tmp_path: Path, apkg: bytes, *statements: str, name="export.apkg") -> Path:

@@ -14,34 +14,22 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from anki_cards import card_id
 
 pytestmark = pytest.mark.anki
 
 pytest.importorskip("genanki", reason="the course engine's dependencies are not installed")
 anki_collection = pytest.importorskip("anki.collection", reason="the anki package is not installed")
 
-from tools.anki import deck, progress  # noqa: E402
+from tools.anki import progress  # noqa: E402
 from tools.anki.progress_apkg import to_apkg  # noqa: E402
 from tools.anki.progress_merge import into_anki  # noqa: E402
 from tools.anki.progress_read import from_anki  # noqa: E402
-from tools.build.buildinfo import ROOT  # noqa: E402
-from tools.course import notes  # noqa: E402
-from tools.course.parser import parse_course  # noqa: E402
-from tools.site.syntax import MKDOCS  # noqa: E402
 
 Collection = anki_collection.Collection
 DAY = progress.DAY_MS
 MINUTE = 60_000
 STATES = ("fresh", "deck, new", "deck, part-studied")
-
-
-@pytest.fixture(scope="module")
-def course_deck() -> tuple[list[str], bytes]:
-    course = parse_course(ROOT, syntax=MKDOCS)
-    items = notes.note_items(course)
-    times = {item.guid: 1_764_000_000 for item in items}
-    apkg = deck.build_apkg(course, timestamp=1_764_000_000, items=items, times=times)
-    return [item.guid for item in items], apkg
 
 
 def site_card(now: int, state: int, steps: int, due: int, log: list, **more) -> dict:
@@ -93,12 +81,6 @@ def import_package(col, path: Path, scheduling: bool):
     )
     request = anki_collection.ImportAnkiPackageRequest(package_path=str(path), options=options)
     return col.import_anki_package(request).log
-
-
-def card_id(col, guid: str) -> int:
-    return col.db.scalar(
-        "SELECT cards.id FROM cards JOIN notes ON notes.id = cards.nid WHERE notes.guid = ?", guid
-    )
 
 
 def collection_in(state: str, folder: Path, guids: list[str], apkg: bytes) -> Path:

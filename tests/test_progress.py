@@ -248,3 +248,32 @@ def test_a_bad_progress_file_gets_a_plain_message(tmp_path, text, message):
     path.write_text(text, "utf-8")
     with pytest.raises(progress.ProgressError, match=message):
         progress.read_progress(path)
+
+
+def test_into_anki_says_what_moved_and_then_that_nothing_did(course_deck, tmp_path):
+    guids, _ = course_deck
+    now = int(time.time() * 1000)
+    cards = {g: c for g, c in site_cards(guids, now).items() if g in guids}
+    source = tmp_path / "course-review.json"
+    source.write_text(json.dumps(progress.progress_document(cards, now, 20)), "utf-8")
+    collection = tmp_path / "profile" / "collection.anki2"
+    collection.parent.mkdir()
+    Collection(str(collection)).close()
+    run = [sys.executable, "-m", "tools", "progress", "into-anki", str(source), str(collection)]
+    first = subprocess.run(run, cwd=ROOT, capture_output=True, text=True)
+    assert first.returncode == 0, first.stderr
+    assert f"{len(guids)} course notes added; 4 cards given the site's schedule" in first.stdout
+    assert "Deck options > Advanced > FSRS" in first.stdout  # FSRS is off in a new collection
+    again = subprocess.run(run, cwd=ROOT, capture_output=True, text=True)
+    assert again.returncode == 0, again.stderr
+    assert "nothing moved: Anki already has every review" in again.stdout
+    assert len(list((collection.parent / "backups").glob("*.colpkg"))) == 2
+
+
+def test_the_commands_that_need_ankis_library_install_it():
+    from tools import bootstrap
+
+    assert bootstrap.extras_for(["progress", "from-anki", "x.apkg"]) == ("anki",)
+    assert bootstrap.extras_for(["progress", "into-anki", "x.json", "c.anki2"]) == ("anki",)
+    assert bootstrap.extras_for(["progress", "to-anki", "x.json"]) == ()
+    assert any(req.startswith("anki") for req in bootstrap.requirements(["anki"]))

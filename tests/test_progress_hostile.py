@@ -340,3 +340,68 @@ def test_the_command_refuses_to_write_over_its_input(course_deck, tmp_path):
     done = subprocess.run([*run, "--force"], cwd=ROOT, capture_output=True, text=True)
     assert done.returncode == 1 and "that is the input file" in done.stderr
     assert "Traceback" not in done.stderr and path.read_bytes() == before
+
+
+# --- into-anki: the learner's collection --------------------------------------------------
+
+
+def site_progress(guids: list[str]) -> dict[str, dict]:
+    return {guid: card([[progress._iso(NOW - DAY), 3], [progress._iso(NOW), 3]]) for guid in guids}
+
+
+@pytest.mark.parametrize(
+    ("content", "match"),
+    [(None, "no such collection file"), (b"not a database at all" * 50, "could not open it")],
+)
+def test_into_anki_refuses_a_file_that_is_not_a_collection(course_deck, tmp_path, content, match):
+    pytest.importorskip("anki.collection")
+    from tools.anki.progress_merge import into_anki
+
+    path = tmp_path / "collection.anki2"
+    if content is not None:
+        path.write_bytes(content)
+    guids, apkg = course_deck
+    with pytest.raises(progress.ProgressError, match=match):
+        into_anki(path, site_progress(guids[:2]), apkg, set(guids), NOW)
+    if content is None:
+        assert not path.exists()  # never a new, empty collection in its place
+    else:
+        assert path.read_bytes() == content
+
+
+def test_into_anki_refuses_a_collection_anki_has_open(course_deck, tmp_path):
+    anki_collection = pytest.importorskip("anki.collection")
+    from tools.anki.progress_merge import into_anki
+
+    path = tmp_path / "collection.anki2"
+    held = anki_collection.Collection(str(path))
+    try:
+        with pytest.raises(progress.ProgressError, match="Anki has it open; close Anki"):
+            into_anki(path, site_progress(course_deck[0][:2]), course_deck[1], set(), NOW)
+    finally:
+        held.close()
+
+
+def test_an_interrupted_merge_writes_no_schedule(course_deck, tmp_path, monkeypatch):
+    """Ctrl-C between the schedule and the log: the transaction is rolled back as a whole."""
+    anki_collection = pytest.importorskip("anki.collection")
+    from tools.anki import progress_merge
+
+    guids, apkg = course_deck
+    path = tmp_path / "collection.anki2"
+    anki_collection.Collection(str(path)).close()
+
+    def interrupted(*_args):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(progress_merge, "_add_reviews", interrupted)
+    with pytest.raises(progress.ProgressError, match="interrupted; no schedule or review"):
+        progress_merge.into_anki(path, site_progress(guids[:2]), apkg, set(guids), NOW)
+    col = anki_collection.Collection(str(path))
+    try:
+        assert col.db.scalar("SELECT count() FROM notes") == len(guids)  # the deck's own import
+        assert col.db.scalar("SELECT count() FROM cards WHERE type != 0") == 0
+        assert col.db.scalar("SELECT count() FROM revlog") == 0
+    finally:
+        col.close()
+    assert list((tmp_path / "backups").glob("*.colpkg"))

@@ -281,6 +281,13 @@ def _progress_direction(args: argparse.Namespace, course, now: int) -> int:
                 "into-anki needs the collection: Anki's collection.anki2 in your profile's folder"
             )
         counts = into_anki(Path(args.collection), document["cards"], package, guids, now)
+        if not counts["notes_added"] + counts["scheduled"] + counts["reviews_added"]:
+            print(
+                f"{args.collection}: nothing moved: Anki already has every review in {source}"
+                f" ({counts['kept']} cards reviewed there as late or later keep Anki's schedule)."
+                f" Anki's backup from before: {counts['backup']}."
+            )
+            return 0
         print(
             f"{args.collection}: {counts['notes_added']} course notes added; "
             f"{counts['scheduled']} cards given the site's schedule; {counts['kept']} kept as "

@@ -121,36 +121,43 @@ def into_anki(
     try:
         backup = _backup(col, path)
         notes_added = _add_notes(col, deck_apkg, guids)
-        ids = dict(
-            col.db.all("SELECT notes.guid, cards.id FROM cards JOIN notes ON notes.id = cards.nid")
-        )
-        chosen = reviewed(cards)
-        known = {guid: card for guid, card in chosen.items() if guid in ids and guid in guids}
         counts = {
             "notes_added": notes_added,
-            "scheduled": 0,
-            "kept": 0,
-            "reviews_added": 0,
-            "unknown": len(chosen) - len(known),
             "backup": str(backup),
             "fsrs": bool(col.get_config("fsrs", False)),
         }
-        existing: dict[int, list[tuple[int, int]]] = {}
-        for rid, cid, ease in col.db.all(
-            "SELECT id, cid, ease FROM revlog WHERE ease BETWEEN 1 AND 4"
-        ):
-            existing.setdefault(cid, []).append((rid, ease))
-        for guid, card in known.items():
-            cid = ids[guid]
-            anki_last = max((rid for rid, _ in existing.get(cid, [])), default=None)
-            if anki_last is None or last_review_ms(card) > anki_last + SAME_REVIEW_MS:
-                _schedule(col, cid, card, now_ms)
-                counts["scheduled"] += 1
-            else:
-                counts["kept"] += 1
-        counts["reviews_added"] = _add_reviews(col, known, ids, existing)
+        try:  # the schedule and the log in one transaction: all of it or none
+            col.db.transact(lambda: counts.update(_merge(col, cards, guids, now_ms)))
+        except KeyboardInterrupt as exc:
+            added = f"; the course's {notes_added} notes were added" if notes_added else ""
+            raise ProgressError(
+                f"{path}: interrupted; no schedule or review was written{added}. Anki's backup "
+                f"from before: {backup}"
+            ) from exc
     finally:
         col.close()
+    return counts
+
+
+def _merge(col, cards: dict[str, dict], guids: set[str], now_ms: int) -> dict:
+    ids = dict(
+        col.db.all("SELECT notes.guid, cards.id FROM cards JOIN notes ON notes.id = cards.nid")
+    )
+    chosen = reviewed(cards)
+    known = {guid: card for guid, card in chosen.items() if guid in ids and guid in guids}
+    counts = {"scheduled": 0, "kept": 0, "unknown": len(chosen) - len(known)}
+    existing: dict[int, list[tuple[int, int]]] = {}
+    for rid, cid, ease in col.db.all("SELECT id, cid, ease FROM revlog WHERE ease BETWEEN 1 AND 4"):
+        existing.setdefault(cid, []).append((rid, ease))
+    for guid, card in known.items():
+        cid = ids[guid]
+        anki_last = max((rid for rid, _ in existing.get(cid, [])), default=None)
+        if anki_last is None or last_review_ms(card) > anki_last + SAME_REVIEW_MS:
+            _schedule(col, cid, card, now_ms)
+            counts["scheduled"] += 1
+        else:
+            counts["kept"] += 1
+    counts["reviews_added"] = _add_reviews(col, known, ids, existing)
     return counts
 
 

@@ -211,7 +211,9 @@ def test_a_package_newer_than_the_library_reads_is_refused(course_deck, tmp_path
     with zipfile.ZipFile(path, "w") as archive:
         archive.writestr("collection.anki21b", b"\x28\xb5\x2f\xfd" + bytes(20))
         archive.writestr("meta", b"\x08\x63")  # PackageMetadata.version = 99
-    refused(path, course_deck[0], "Anki could not read it")
+    refused(
+        path, course_deck[0], r"Anki could not read it \(This collection requires a newer version"
+    )
 
 
 # --- to-anki ------------------------------------------------------------------------------
@@ -306,6 +308,12 @@ def progress_args(tmp_path: Path, direction: str = "from-anki") -> argparse.Name
     [
         (KeyboardInterrupt(), 130, "progress: interrupted; nothing was written"),
         (MemoryError(), 1, "progress: out of memory; nothing was written"),
+        (
+            ZeroDivisionError("division by zero"),
+            1,
+            "progress: ZeroDivisionError: division by zero (a bug in this tool: please report "
+            "it); nothing was written",
+        ),
         (progress.ProgressError("x.apkg: why"), 1, "progress: x.apkg: why"),
     ],
 )

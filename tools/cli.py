@@ -228,6 +228,12 @@ def cmd_progress(args: argparse.Namespace) -> int:
         return 130
     except MemoryError:
         print("progress: out of memory; nothing was written", file=sys.stderr)
+    except Exception as exc:  # a bug, said in one line: outputs are written whole or not at all
+        print(
+            f"progress: {type(exc).__name__}: {exc} (a bug in this tool: please report it); "
+            "nothing was written",
+            file=sys.stderr,
+        )
     return 1
 
 

@@ -121,6 +121,7 @@ SOLUTION = '??? success "Solution"'
 MIN_NEW_CARDS = 8
 MIN_LESSON_QUESTIONS = 5
 ANSWER_KEY = [0, 1, 2, 3, 0, 1, 2, 3]  # index of the correct option of each seed question
+ORDER_ATTRIBUTE = re.compile(r" \{order=[A-Z]+\}$")  # the shown order, beside a seed line
 
 
 SEED_DIRS = (ROOT / "seeds", ROOT.parent / "shared" / "seeds")
@@ -211,8 +212,8 @@ def test_seed_quiz_is_verbatim_with_answers_and_explanations(course):
         quiz.questions, seed_questions, ANSWER_KEY, strict=True
     ):
         assert question.prompt == prompt
-        assert [option.text for option in question.options] == options
-        assert question.answer == answer, prompt
+        assert [option.text for option in _in_source_order(question)] == options
+        assert _seed_answer(question) == answer, prompt
         # The explanation is in the question's own language.
         assert script_lang(question.explanation) == script_lang(prompt), prompt
 
@@ -225,7 +226,8 @@ def test_seed_quiz_lines_appear_verbatim_in_the_source():
     assert f"# {title}" in lines
     assert intro in lines
     for number, (prompt, options) in enumerate(seed_questions, start=1):
-        assert f"{number}. {prompt}" in lines
+        # The seed's line, or the seed's line with the order its options are shown in beside it.
+        assert f"{number}. {prompt}" in {ORDER_ATTRIBUTE.sub("", line) for line in lines}
         for option in options:
             assert f"- [ ] {option}" in lines or f"- [x] {option}" in lines, option
 
@@ -235,13 +237,44 @@ def test_english_quiz_matches_the_seed_quiz(course):
     _, _, seed_questions = _seed_quiz()
     (quiz,) = _page(course, QUIZ_EN).quizzes
     assert quiz.lang == "en"
-    assert [q.answer for q in quiz.questions] == ANSWER_KEY
+    assert [_seed_answer(q) for q in quiz.questions] == ANSWER_KEY
     for question, (prompt, options) in zip(quiz.questions, seed_questions, strict=True):
         assert script_lang(question.prompt + question.explanation) == "en"
         assert len(question.options) == len(options)
         if script_lang(prompt) == "en":  # English seed questions are kept word for word
             assert question.prompt == prompt
-            assert [option.text for option in question.options] == options
+            assert [option.text for option in _in_source_order(question)] == options
+
+
+def _in_source_order(question) -> list:
+    return sorted(question.options, key=lambda option: option.letter)
+
+
+def _seed_answer(question) -> int:
+    """The correct option's index in the seed's (the source's) order."""
+    return "ABCDEFGH".index(question.options[question.answer].letter)
+
+
+@pytest.mark.parametrize("path", [QUIZ_UR, QUIZ_EN])
+def test_seed_quizzes_show_their_options_in_an_order_that_gives_nothing_away(course, path):
+    """The seed lists its correct options A B C D A B C D. Shown in the order stored beside each
+    question, no position holds the answer more often than another, and the pattern is gone."""
+    (quiz,) = _page(course, path).quizzes
+    shown = [q.answer for q in quiz.questions]
+    counts = [shown.count(position) for position in range(4)]
+    assert max(counts) - min(counts) <= 1, shown
+    assert shown != ANSWER_KEY
+    assert all(q.answer != _seed_answer(q) for q in quiz.questions), shown
+    assert not any(later == earlier + 1 for earlier, later in itertools.pairwise(shown)), shown
+
+
+def test_both_seed_quizzes_show_each_question_in_the_same_order(course):
+    """The two versions are one quiz question for question: a learner who takes both meets the
+    options of each question in the same places."""
+    (urdu,) = _page(course, QUIZ_UR).quizzes
+    (english,) = _page(course, QUIZ_EN).quizzes
+    for ur, en in zip(urdu.questions, english.questions, strict=True):
+        assert [o.letter for o in ur.options] == [o.letter for o in en.options]
 
 
 def test_the_two_quiz_versions_link_to_each_other():
@@ -730,16 +763,17 @@ def test_the_gpu_configuration_is_what_the_lesson_says():
     assert any(s >= root_cl for s in gpu.segments)
 
 
-def test_the_courses_own_quizzes_give_no_cues(course):
-    """Lesson quizzes: the correct option is not mostly the longest, nor mostly in one place.
+def test_the_course_draws_no_warning_but_the_seed_quizzes_length_cue(course):
+    """No quiz cue, fragment, exercise out of order or short reading time anywhere.
 
-    The seed quizzes keep their given wording, so their cue stays (``check`` warns about it)."""
+    The seed quizzes keep their given wording, so their correct options stay the longest and
+    ``check`` warns about that; their positions are shuffled, so no position cue remains."""
     from tools.course.check import cue_warnings
 
-    own = [w for w in cue_warnings(course) if "quizzes/checkpointing-" not in w]
-    assert not own, "\n".join(own)
-    seed = [w for w in cue_warnings(course) if "quizzes/checkpointing-" in w]
-    assert seed and all("is the longest" in w for w in seed)  # the check does see a cue
+    warnings = cue_warnings(course)
+    seed = [w for w in warnings if "quizzes/checkpointing-" in w]
+    assert not [w for w in warnings if w not in seed], "\n".join(warnings)
+    assert len(seed) == 2 and all("is the longest" in w for w in seed), seed  # the check sees it
 
 
 def test_lesson_pages_sort_in_reading_order():

@@ -21,8 +21,8 @@ from __future__ import annotations
 import math
 
 ITEMSIZE = {"float32": 4, "bfloat16": 2, "float16": 2}
-# t_fwd / (t_fwd + t_bwd) with a backward pass about twice the forward: recomputing a whole
-# forward pass then costs about a third of a step (the "+33%" bound of Lesson 2).
+# t_fwd / (t_fwd + t_bwd) with a backward pass about twice the forward, the update left out: a
+# recomputed forward pass then costs about a third of a step (Lesson 2's "+33%", an estimate).
 FORWARD_SHARE = 1 / 3
 
 

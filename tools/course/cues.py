@@ -1,4 +1,4 @@
-"""Warnings about what a page gives away or gets wrong without being broken: ``path:line: warning:``.
+"""Warnings about what a page gives away or gets wrong without being broken (``path:line:``).
 
 None of these stops a build (the sources are valid); each names the place to look:
 
@@ -16,6 +16,7 @@ towards silence; Urdu text is not judged.
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 from collections.abc import Callable, Iterator
@@ -30,15 +31,18 @@ WORDS_PER_MINUTE = 120
 MIN_PARAGRAPH_WORDS = 3
 
 VERBS = frozenset(
-    """
+    re.findall(
+        r"\S+",
+        """
     am is are was were be been being has have had do does did can could may might must shall
     should will would go get give keep let make need put run say see set show take tell try
     use want work fit come read write ask choose find hold mean open push pull add call change
     check fix measure count start stop look learn pick
-    """.split()
+    """,
+    )
 )
 # A word after a subject pronoun is taken for a verb ("you push", "it fails").
-_SUBJECTS = frozenset("i you we they it he she".split())
+_SUBJECTS = frozenset(("i", "you", "we", "they", "it", "he", "she"))
 _WORD = re.compile(r"[^\W_][\w'’-]*")
 _LINK_TARGET = re.compile(r"\]\([^)]*\)")
 _ATTRIBUTES = re.compile(r"\{\s*[#:.][^{}]*\}")
@@ -155,7 +159,7 @@ def exercise_order_warnings(page: Page) -> Iterator[str]:
         for heading in page.headings
         if (found := _EXERCISE.match(heading.text))
     ]
-    for (before, _), (number, heading) in zip(exercises, exercises[1:], strict=False):
+    for (before, _), (number, heading) in itertools.pairwise(exercises):
         if number < before:
             yield (
                 f"{page.path}:{heading.line + 1}: warning: Exercise {number[0]}.{number[1]} comes "

@@ -14,6 +14,7 @@ Kept out of the parser, which only finds the attribute and the references in the
 from __future__ import annotations
 
 import re
+
 from tools.course.model import Option, option_label
 
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"

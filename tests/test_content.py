@@ -454,6 +454,25 @@ def test_the_seed_text_follows_the_read_first_line(number):
     assert read_first < seed < correction
 
 
+# Seed passages a solution rewords instead of keeping: each is quoted, word for word, in a
+# "Reworded" note inside the same solution block, so no rewording is silent.
+REWORDED = {
+    "2.2": 'that constant factor is precisely the "spare compute cycles" the parent said GPUs can '
+    "afford",
+}
+
+
+@pytest.mark.seeds
+@pytest.mark.parametrize(("number", "passage"), REWORDED.items())
+def test_a_reworded_seed_passage_is_quoted_in_a_reworded_note(number, passage):
+    assert _squash(passage) in _squash(_seed("000"))
+    block, _ = _solution_block(_exercise_sections()[number])
+    text = "\n".join(block)
+    assert _squash(passage) not in _squash(text.split('!!! note "Reworded"')[0])
+    note = text.split('!!! note "Reworded"', 1)[1]
+    assert _squash(passage) in _squash(note)
+
+
 def test_the_seed_assertion_of_exercise_3_4_cannot_fail_on_the_buggy_helper():
     """Ex 3.4 says the seed's assertion calls PyTorch's own function, so it passes whatever the
     helper does: run the code shown in the lesson, with the buggy helper in scope, and see."""

@@ -176,7 +176,8 @@ OPTION_LABELS = {"en": "ABCDEFGHIJKLMNOPQRSTUVWXYZ", "ur": "۱۲۳۴۵۶۷۸۹"}
 
 def option_label(lang: str, index: int) -> str:
     """The label of the option shown at ``index`` (0-based) of a question in ``lang``."""
-    return OPTION_LABELS.get(lang, OPTION_LABELS["en"])[index]
+    labels = OPTION_LABELS.get(lang, OPTION_LABELS["en"])
+    return labels[index] if index < len(labels) else str(index + 1)
 
 
 @dataclass(frozen=True)

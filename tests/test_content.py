@@ -643,6 +643,17 @@ def test_lesson_has_its_parts_in_order(course, lesson):
     ]
 
 
+TIME = re.compile(r"^\*\*Time:\*\* about (\d+) minutes: (\d+) minutes reading", re.MULTILINE)
+
+
+def test_a_split_lessons_total_is_the_sum_of_its_pages():
+    """Lesson 2's first page states the lesson's total: the parts' own times added up."""
+    texts = [(DOCS / path).read_text(encoding="utf-8") for path in LESSONS[2]]
+    pages = [int(TIME.search(text).group(1)) for text in texts]
+    total = re.search(r"Lesson 2 has three parts, (\d+) minutes in all", texts[0])
+    assert total and int(total.group(1)) == sum(pages), pages
+
+
 @pytest.mark.parametrize("lesson", LESSONS)
 def test_lesson_has_its_own_cards_and_quiz(course, lesson):
     pages = [_page(course, path) for path in LESSONS[lesson]]

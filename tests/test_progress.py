@@ -163,12 +163,18 @@ def test_an_export_of_another_deck_is_refused(course_deck, tmp_path):
         from_anki(export, set(course_deck[0]), int(time.time() * 1000))
 
 
-def test_the_command_converts_both_ways(course_deck, tmp_path):
-    guids, _ = course_deck
+def progress_file(guids: list[str], folder: Path) -> tuple[dict, Path]:
+    """The site's cards of ``site_cards`` (the course's only) and the page's file of them."""
     now = int(time.time() * 1000)
     cards = {g: c for g, c in site_cards(guids, now).items() if g in guids}
-    source = tmp_path / "course-review.json"
+    source = folder / "course-review.json"
     source.write_text(json.dumps(progress.progress_document(cards, now, 20)), "utf-8")
+    return cards, source
+
+
+def test_the_command_converts_both_ways(course_deck, tmp_path):
+    guids, _ = course_deck
+    cards, source = progress_file(guids, tmp_path)
     run = [sys.executable, "-m", "tools", "progress"]
     made = subprocess.run([*run, "to-anki", str(source)], cwd=ROOT, capture_output=True, text=True)
     assert made.returncode == 0, made.stderr
@@ -252,10 +258,7 @@ def test_a_bad_progress_file_gets_a_plain_message(tmp_path, text, message):
 
 def test_into_anki_says_what_moved_and_then_that_nothing_did(course_deck, tmp_path):
     guids, _ = course_deck
-    now = int(time.time() * 1000)
-    cards = {g: c for g, c in site_cards(guids, now).items() if g in guids}
-    source = tmp_path / "course-review.json"
-    source.write_text(json.dumps(progress.progress_document(cards, now, 20)), "utf-8")
+    _, source = progress_file(guids, tmp_path)
     collection = tmp_path / "profile" / "collection.anki2"
     collection.parent.mkdir()
     Collection(str(collection)).close()

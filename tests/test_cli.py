@@ -106,6 +106,28 @@ def test_check_warns_about_quiz_cues_with_file_and_line_and_still_succeeds(tmp_p
     assert "warning" not in result.stderr, result.stderr
 
 
+def test_progress_prints_no_authoring_warnings(tmp_path: Path):
+    """A learner moving progress can fix no quiz: the cues ``check`` reports stay out of it."""
+    import json
+    import shutil
+
+    from tools.anki import progress
+
+    course = tmp_path / "course"
+    shutil.copytree(ROOT / "tests" / "fixtures" / "second-course", course)
+    lesson = course / "docs" / "lessons" / "01-finding-your-way.md"
+    head, tail = lesson.read_text(encoding="utf-8").split("\n## ", 1)
+    lesson.write_text(f"{head}\n{CUED_QUIZ}\n## {tail}", encoding="utf-8")
+    assert "warning: quiz 'cued'" in cli("check", "--course", str(course)).stderr
+    exported = tmp_path / "progress.json"
+    document = {"format": progress.FORMAT, "version": progress.VERSION, "cards": {}}
+    exported.write_text(json.dumps(document), encoding="utf-8")
+    result = cli("progress", "--course", str(course), "to-anki", str(exported))
+    assert result.returncode == 0, result.stderr
+    assert "warning" not in result.stderr, result.stderr
+    assert result.stdout.startswith(f"wrote {tmp_path / 'progress.apkg'}"), result.stdout
+
+
 def test_the_readme_gives_the_address_serve_serves_at():
     """``mkdocs serve`` serves under the path of ``site_url``: the README must say where."""
     from urllib.parse import urlsplit

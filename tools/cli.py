@@ -36,19 +36,20 @@ from tools.site.syntax import MKDOCS
 ROOT = buildinfo.ROOT
 
 
-def _checked(root: Path, strict_results: bool = False):
+def _checked(root: Path, strict_results: bool = False, *, authoring: bool = True):
     with workers.build_pool() as pool:
         course = course_check.load_checked_course(
             root, syntax=MKDOCS, strict_results=strict_results, workers=pool
         )
-    return _without_problems(course)
+    return _without_problems(course, authoring=authoring)
 
 
-def _without_problems(course):
+def _without_problems(course, *, authoring: bool = True):
     """The course, or None after printing its problems, every one with its ``path:line``.
 
-    Quiz cues (:func:`tools.course_check.cue_warnings`) are printed too, but fail nothing."""
-    for warning in course_check.cue_warnings(course):
+    Quiz cues (:func:`tools.course_check.cue_warnings`) are printed too when ``authoring``, but
+    fail nothing. A learner moving progress (``progress``) can fix neither: they are left out."""
+    for warning in course_check.cue_warnings(course) if authoring else ():
         print(warning, file=sys.stderr)
     if not course.errors:
         return course
@@ -216,7 +217,7 @@ def cmd_progress(args: argparse.Namespace) -> int:
     from tools.anki import deck, progress  # genanki and SQLite: imported only for this command
     from tools.course import notes
 
-    course = _checked(args.course)
+    course = _checked(args.course, authoring=False)
     if course is None:
         return 1
     now = int(time.time() * 1000)

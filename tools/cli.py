@@ -277,9 +277,17 @@ def cmd_vendor(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_serve(rest: list[str]) -> int:
-    env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
-    return subprocess.call([sys.executable, "-m", "mkdocs", "serve", *rest], cwd=ROOT, env=env)
+def cmd_serve(args: argparse.Namespace) -> int:
+    """The live preview, checked as ``build`` checks (its warnings on every rebuild), in this
+    process; a build that fails shows its error in the browser (:func:`mkdocs_build.serve`)."""
+
+    def problems() -> str | None:
+        with workers.build_pool() as pool:
+            course = course_check.load_checked_course(args.course, syntax=MKDOCS, workers=pool)
+        return None if _without_problems(course) else course_check.report(course)
+
+    mkdocs_build.serve(args.course / "mkdocs.yml", problems, dev_addr=args.dev_addr)
+    return 0
 
 
 # The suite runs in one process per core (pytest-xdist), each test file kept in one process so its
@@ -300,9 +308,9 @@ def cmd_practice(rest: list[str]) -> int:
     return practice(rest)
 
 
-# Commands whose arguments belong to another program (mkdocs serve, pytest): passed through
+# Commands whose arguments belong to another program (pytest, the practice CLI): passed through
 # untouched, since argparse would take their options (``-m "not browser"``) for its own.
-PASSTHROUGH = {"serve": cmd_serve, "test": cmd_test, "practice": cmd_practice}
+PASSTHROUGH = {"test": cmd_test, "practice": cmd_practice}
 
 
 def _course_dir(value: str) -> Path:
@@ -357,7 +365,14 @@ def argument_parser() -> argparse.ArgumentParser:
     p.add_argument("file", help="to-anki: the page's exported .json; from-anki: .apkg or .colpkg")
     p.add_argument("-o", "--output", help="default: the input's name with .apkg or .json")
     p.set_defaults(func=cmd_progress)
-    sub.add_parser("serve", help="live-reloading preview (arguments go to mkdocs serve)")
+    p = sub.add_parser(
+        "serve",
+        parents=[course],
+        help="live-reloading preview with the build's checks and warnings; a failed build "
+        "answers the browser with its error",
+    )
+    p.add_argument("-a", "--dev-addr", metavar="IP:PORT", help="default: mkdocs.yml's dev_addr")
+    p.set_defaults(func=cmd_serve)
     sub.add_parser("test", help="run the test suite (arguments go to pytest)")
     sub.add_parser("practice", help="the practice workspace: start DIR, status, claim N, check")
     return ap

@@ -10,9 +10,12 @@ also differ by marker shape and dash pattern, so colour is never the only cue.
 from __future__ import annotations
 
 import math
+import textwrap
 
 from tools.benchmarks.formatting import esc
 
+# The canvas: the text column's width at 12 px text.
+_W, _H = 680, 400
 _STYLE = (
     "<style>"
     ".bm-a{color:#1559b0}.bm-b{color:#b3470c}.bm-c{color:#2e7d32}.bm-d{color:#7b1fa2}"
@@ -30,13 +33,15 @@ _STYLE = (
     ".benchmark-svg .bm-seg{stroke:#fff;stroke-width:1}"
     '[data-md-color-scheme="slate"] .benchmark-svg .bm-seg{stroke:#1e2129}'
     # A figure drawn twice (Bars): the stacked layout on a phone, where the wide one would
-    # shrink its 12 px text to about 6 px, the wide one elsewhere.
-    "@media screen and (max-width:44.9375em){.benchmark-svg.bm-wide{display:none}}"
+    # shrink its 12 px text to about 6 px, the wide one elsewhere. A plot with axes keeps its
+    # layout there, at no less than 11/12 of its size (text 11 px or more), scrolling sideways.
+    "@media screen and (max-width:44.9375em){.benchmark-svg.bm-wide{display:none}"
+    ".benchmark-plot figure{overflow-x:auto}"
+    f".benchmark-svg:not(.bm-narrow){{min-width:{-(-_W * 11 // 12)}px}}}}"
     "@media not screen and (max-width:44.9375em){.benchmark-svg.bm-narrow{display:none}}"
     "</style>"
 )
-# The canvas, and the margins around the plot area that hold ticks, axis titles and the legend.
-_W, _H = 680, 400
+# The margins around the plot area that hold ticks, axis titles and the legend.
 _LEFT, _RIGHT, _TOP, _BOTTOM = 72, 20, 44, 56
 _CHAR_WIDTH = 7.0  # rough width of one character of 12px sans-serif, for laying out text
 # Where a point's label may go, nearest first: right, left, above, below, then the diagonals,
@@ -364,9 +369,14 @@ class _Stacked:
         parts: list[str] = []
         y = self._legend(parts)
         for row in self.rows:
-            if row[0] == "heading":
-                parts.append(_bold(self.LEFT, y + 14, row[1]))
-                y += self.LINE + 4
+            if row[0] == "heading":  # wrapped at word breaks: bold text is wider
+                lines = textwrap.wrap(row[1], int((self.WIDTH - 2 * self.LEFT) / 7.5))
+                spans = "".join(
+                    f'<tspan x="{self.LEFT}" dy="{0 if i == 0 else self.LINE}">{esc(line)}</tspan>'
+                    for i, line in enumerate(lines)
+                )
+                parts.append(f'<text y="{_at(y + 14)}" font-weight="bold">{spans}</text>')
+                y += self.LINE * len(lines) + 4
                 continue
             parts.append(_text(self.LEFT, y + 12, row[1]))
             if row[0] == "note":

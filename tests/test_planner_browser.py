@@ -211,14 +211,20 @@ def test_nothing_fits_says_what_is_needed_and_what_is_usable_with_the_headroom(
     fill(page, config)
     expected = python_plan(config)
     assert expected["recommended"] is None, "1 GB holds nothing of the default model"
-    lowest = min((o for o in expected["options"] if o["overhead"] is not None),
-                 key=lambda o: o["peak"])
+    lowest = min(
+        (o for o in expected["options"] if o["overhead"] is not None), key=lambda o: o["peak"]
+    )
     kept = round(memory_model.HEADROOM * 100)
     status = read(page)["status"]
-    assert status.startswith(
-        f"Nothing fits: {fmt_bytes(lowest['total'])} needed, {fmt_bytes(expected['usable'])} "
-        f"usable of {fmt_bytes(config['memory'] * 1e9)} ({kept}% kept free). "
+    figure = r"[\d,.]+ [kMGTP]?B"
+    assert re.match(
+        rf"Nothing fits: {figure} needed, {figure} usable of {figure} \({kept}% kept free\)\. ",
+        status,
     ), status
+    needed, usable, device = shown_bytes(status)[:3]
+    assert_close(needed, lowest["total"], "needed")
+    assert_close(usable, expected["usable"], "usable")
+    assert_close(device, config["memory"] * 1e9, "device")
     page.locator(".planner-status").screenshot(path=artifacts / "phone-planner-nothing-fits.png")
 
 

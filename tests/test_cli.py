@@ -173,11 +173,11 @@ def test_serve_warns_as_build_does_and_a_broken_source_answers_with_its_error(tm
     good = f"{head}\n{CUED_QUIZ}\n## {tail}"
     lesson.write_text(good, encoding="utf-8")
     port = _free_port()
+    address = f"127.0.0.1:{port}"
     log = tmp_path / "serve.log"
     with log.open("w") as out:
         server = subprocess.Popen(
-            [sys.executable, "-m", "tools.cli", "serve", "--course", str(course)]
-            + ["-a", f"127.0.0.1:{port}"],
+            [sys.executable, "-m", "tools.cli", "serve", "--course", str(course), "-a", address],
             cwd=ROOT,
             stdout=out,
             stderr=subprocess.STDOUT,

@@ -107,9 +107,7 @@ def test_a_table_that_fits_again_loses_its_scroll_hint(open_site):
     assert results.get_attribute("role") is None and results.get_attribute("tabindex") is None
 
 
-def test_on_a_phone_every_planner_cell_shows_in_full_under_its_columns_header(
-    open_site, artifacts
-):
+def test_on_a_phone_every_planner_cell_shows_in_full_under_its_columns_header(open_site, artifacts):
     """At 390 px each setting's row stacks: every figure, the answer included, shows whole,
     uncovered and inside the screen, named by its column's header; nothing scrolls."""
     watched = open_site()

@@ -55,7 +55,7 @@ def test_each_nav_entry_is_a_step_in_order_with_its_pages_time(tmp_path: Path):
 
 def test_a_page_without_its_time_or_a_missing_section_is_an_error(tmp_path: Path):
     folder = docs(tmp_path, **{"lessons/02-two.md": "# Two\n"})
-    with pytest.raises(learning_path.PathError, match="lessons/02-two.md: .*'about N minutes'"):
+    with pytest.raises(learning_path.PathError, match=r"lessons/02-two\.md: .*'about N minutes'"):
         learning_path.fill("<!-- learning path: Path -->", page="index.md", nav=NAV, docs=folder)
     with pytest.raises(learning_path.PathError, match="nav has no section 'Lessons'"):
         learning_path.fill("<!-- learning path: Lessons -->", page="index.md", nav=NAV, docs=folder)
@@ -67,7 +67,9 @@ def test_the_home_page_asks_for_the_nav_section_that_holds_every_lesson():
     (section,) = learning_path.MARKER.findall(home)
     nav = yaml.safe_load((ROOT / "mkdocs.yml").read_text("utf-8"))["nav"]
     files = [file for step in learning_path.steps(section, nav) for _, file in step]
-    lessons = sorted(p.relative_to(ROOT / "docs").as_posix() for p in ROOT.glob("docs/lessons/*.md"))
+    lessons = sorted(
+        p.relative_to(ROOT / "docs").as_posix() for p in ROOT.glob("docs/lessons/*.md")
+    )
     assert sorted(f for f in files if f.startswith("lessons/")) == lessons
     out = learning_path.fill(home, page="index.md", nav=nav, docs=ROOT / "docs")
     assert all(f"]({file})" in out for file in files)

@@ -95,7 +95,7 @@ def test_a_quiz_shows_no_score_before_an_answer(open_site, artifacts):
 
 
 def test_each_question_of_the_urdu_quiz_speaks_its_own_language(open_site, artifacts):
-    """"Show answer", "Correct answer" and the feedback after an answer are in the language of
+    """ "Show answer", "Correct answer" and the feedback after an answer are in the language of
     the question they belong to: English under an English question, Urdu under an Urdu one."""
     page = phone(open_site, URDU_QUIZ)
     questions = page.locator("section.quiz .quiz-question")

@@ -396,7 +396,8 @@ class _Stacked:
         for v in self.xt:
             x = self.x(v)
             parts.append(
-                f'<line class="bm-grid" x1="{x:.1f}" x2="{x:.1f}" y1="{top:.1f}" y2="{bottom:.1f}"/>'
+                f'<line class="bm-grid" x1="{x:.1f}" x2="{x:.1f}" '
+                f'y1="{top:.1f}" y2="{bottom:.1f}"/>'
             )
             parts.append(_text(x, bottom + 18, _num(v), "middle"))
         parts.append(

@@ -189,7 +189,9 @@ class SiteBuild:
             )
         self.blocks[page.file.src_uri] = [PageBlock(*block) for block in blocks]  # the memo's lists
         try:  # after the memo: the path follows nav and the other pages' times
-            return learning_path.fill(markdown, page=page.file.src_uri, nav=self.nav, docs=self.docs)
+            return learning_path.fill(
+                markdown, page=page.file.src_uri, nav=self.nav, docs=self.docs
+            )
         except learning_path.PathError as exc:
             raise PluginError(f"{course_page.docs_path}: {exc}") from None
 

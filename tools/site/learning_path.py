@@ -62,7 +62,9 @@ def _table(section: str, *, page: str, nav: list[Any], docs: Path) -> str:
     here = posixpath.dirname(page)
     rows = ["| Step | Page | Time |", "| --- | --- | --- |"]
     for number, step in enumerate(steps(section, nav), 1):
-        links = [f"[{_cell(title)}]({posixpath.relpath(file, here or '.')})" for title, file in step]
+        links = [
+            f"[{_cell(title)}]({posixpath.relpath(file, here or '.')})" for title, file in step
+        ]
         rows.append(f"| {number} | {' · '.join(links)} | {_time(docs, step[0][1])} |")
     return "\n".join(rows)
 

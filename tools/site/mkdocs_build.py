@@ -186,7 +186,7 @@ def _mkdocs_failure(load: Callable[[], Any], serve_url: str) -> str | None:
         config = load()
         config.site_url = serve_url
         mkdocs_build(config, serve_url=serve_url)
-    except (Exception, SystemExit) as exc:  # noqa: BLE001 - any failure is shown
+    except (Exception, SystemExit) as exc:  # any failure is shown
         if not said.lines:  # else MkDocs has printed it
             print(f"ERROR   -  {exc}", file=sys.stderr)
         return "\n".join([*said.lines, str(exc) or type(exc).__name__])

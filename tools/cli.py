@@ -36,19 +36,20 @@ from tools.site.syntax import MKDOCS
 ROOT = buildinfo.ROOT
 
 
-def _checked(root: Path, strict_results: bool = False):
+def _checked(root: Path, strict_results: bool = False, *, authoring: bool = True):
     with workers.build_pool() as pool:
         course = course_check.load_checked_course(
             root, syntax=MKDOCS, strict_results=strict_results, workers=pool
         )
-    return _without_problems(course)
+    return _without_problems(course, authoring=authoring)
 
 
-def _without_problems(course):
+def _without_problems(course, *, authoring: bool = True):
     """The course, or None after printing its problems, every one with its ``path:line``.
 
-    Quiz cues (:func:`tools.course_check.cue_warnings`) are printed too, but fail nothing."""
-    for warning in course_check.cue_warnings(course):
+    Authoring cues (:func:`tools.course.check.cue_warnings`) are printed too when ``authoring``, but
+    fail nothing. A learner moving progress (``progress``) can fix neither: they are left out."""
+    for warning in course_check.cue_warnings(course) if authoring else ():
         print(warning, file=sys.stderr)
     if not course.errors:
         return course
@@ -217,7 +218,7 @@ def cmd_progress(args: argparse.Namespace) -> int:
     from tools.anki import progress  # SQLite and the standard library only
 
     try:
-        course = _checked(args.course)
+        course = _checked(args.course, authoring=False)
         if course is None:
             return 1
         return _progress_direction(args, course, int(time.time() * 1000))
@@ -342,9 +343,17 @@ def cmd_vendor(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_serve(rest: list[str]) -> int:
-    env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
-    return subprocess.call([sys.executable, "-m", "mkdocs", "serve", *rest], cwd=ROOT, env=env)
+def cmd_serve(args: argparse.Namespace) -> int:
+    """The live preview, checked as ``build`` checks (its warnings on every rebuild), in this
+    process; a build that fails shows its error in the browser (:func:`mkdocs_build.serve`)."""
+
+    def problems() -> str | None:
+        with workers.build_pool() as pool:
+            course = course_check.load_checked_course(args.course, syntax=MKDOCS, workers=pool)
+        return None if _without_problems(course) else course_check.report(course)
+
+    mkdocs_build.serve(args.course / "mkdocs.yml", problems, dev_addr=args.dev_addr)
+    return 0
 
 
 # The suite runs in one process per core (pytest-xdist), each test file kept in one process so its
@@ -365,9 +374,9 @@ def cmd_practice(rest: list[str]) -> int:
     return practice(rest)
 
 
-# Commands whose arguments belong to another program (mkdocs serve, pytest): passed through
+# Commands whose arguments belong to another program (pytest, the practice CLI): passed through
 # untouched, since argparse would take their options (``-m "not browser"``) for its own.
-PASSTHROUGH = {"serve": cmd_serve, "test": cmd_test, "practice": cmd_practice}
+PASSTHROUGH = {"test": cmd_test, "practice": cmd_practice}
 
 
 def _course_dir(value: str) -> Path:
@@ -430,7 +439,14 @@ def argument_parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", help="default: the input's name with .apkg or .json")
     p.add_argument("--force", action="store_true", help="replace an existing output file")
     p.set_defaults(func=cmd_progress)
-    sub.add_parser("serve", help="live-reloading preview (arguments go to mkdocs serve)")
+    p = sub.add_parser(
+        "serve",
+        parents=[course],
+        help="live-reloading preview with the build's checks and warnings; a failed build "
+        "answers the browser with its error",
+    )
+    p.add_argument("-a", "--dev-addr", metavar="IP:PORT", help="default: mkdocs.yml's dev_addr")
+    p.set_defaults(func=cmd_serve)
     sub.add_parser("test", help="run the test suite (arguments go to pytest)")
     sub.add_parser("practice", help="the practice workspace: start DIR, status, claim N, check")
     return ap

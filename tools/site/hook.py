@@ -10,7 +10,8 @@
   page's item data (:mod:`tools.site.review`) when the course's scripts include it; both are made in
   the background (:mod:`tools.build.workers`).
 - ``on_page_markdown``: replace flashcards, quizzes and benchmark embeds by placeholders, and
-  render their HTML (:mod:`tools.site.pages`).
+  render their HTML (:mod:`tools.site.pages`); write the home page's learning path from ``nav``
+  (:mod:`tools.site.learning_path`).
 - ``on_page_content``: turn the math that pymdownx.arithmatex marks, and the ``$...$`` of a
   notebook's Markdown cells, into MathML (no JS, no network) and put the embeds' HTML in place
   of their placeholders.
@@ -60,7 +61,7 @@ from tools.build.memo import MISSING, BuildMemo
 from tools.course import check as course_check
 from tools.course import notes, published, sanitize
 from tools.render import safe_html
-from tools.site import offline, review
+from tools.site import learning_path, offline, review
 from tools.site import pages as site_pages
 from tools.site.pages import PageBlock
 from tools.site.syntax import MKDOCS
@@ -98,6 +99,7 @@ class SiteBuild:
         self.background.limit(1)  # the second core; MkDocs keeps the first busy
 
     def configure(self, config: MkDocsConfig) -> None:
+        self.nav, self.docs = config.nav or [], Path(config.docs_dir)
         # mkdocs-jupyter keys its cache on the notebook file alone; the lab imports the snippets,
         # so a changed snippet must re-execute it: one cache folder per version of the snippets
         # (and of the kernel's settings, which decide what its outputs hold).
@@ -186,7 +188,12 @@ class SiteBuild:
                 "page-markdown", (course_page.docs_path, markdown), render_page
             )
         self.blocks[page.file.src_uri] = [PageBlock(*block) for block in blocks]  # the memo's lists
-        return markdown
+        try:  # after the memo: the path follows nav and the other pages' times
+            return learning_path.fill(
+                markdown, page=page.file.src_uri, nav=self.nav, docs=self.docs
+            )
+        except learning_path.PathError as exc:
+            raise PluginError(f"{course_page.docs_path}: {exc}") from None
 
     def page_content(self, html: str, page: Page) -> str:
         blocks = self.blocks.get(page.file.src_uri, [])

@@ -211,8 +211,8 @@
   // The queue at ``now``, after writing its counts on the page and in the header.
   function showCounts(app, now) {
     var q = store.queue(app.index, app.state, now, app.filter);
-    app.ui.counts.textContent = q.due + " due · " + q.fresh + " new";
-    store.updateBadge(); // the header counts what is due, as "N due" here does unfiltered
+    app.ui.counts.textContent = store.waitingText(q);
+    store.updateBadge(); // the header counts what waits, as this line does unfiltered
     return q;
   }
 

@@ -405,12 +405,19 @@
     badge.href = href;
     if (href.split("#")[0] === location.href.split("#")[0]) badge.setAttribute("aria-current", "page");
     else badge.removeAttribute("aria-current");
-    // Due items only: new ones are always on offer, and the review page says "N due" for these.
-    var due = queue(index, load(), Date.now(), null).due;
-    badge.querySelector(".course-review-badge-count").textContent = String(due);
-    badge.setAttribute("data-due", String(due));
-    badge.setAttribute("aria-label", "Review, " + due + " due");
-    badge.title = due + (due === 1 ? " item" : " items") + " due for review";
+    // What waits, counted as the Review page counts it (unfiltered): due items and today's new
+    // ones, each named, so "0" never stands for 20 items no one has seen yet.
+    var q = queue(index, load(), Date.now(), null);
+    badge.querySelector(".course-review-badge-count").textContent = waitingText(q);
+    badge.setAttribute("data-due", String(q.due));
+    badge.setAttribute("data-new", String(q.fresh));
+    badge.setAttribute("aria-label", "Review, " + q.due + " due, " + q.fresh + " new");
+    badge.title = "Waiting for review: " + q.due + " due, " + q.fresh + " new today";
+  }
+
+  // A queue's counts in words: the Review page's line and the header's badge.
+  function waitingText(q) {
+    return q.due + " due · " + q.fresh + " new";
   }
 
   // --- scripts loaded on demand: in order, by <script> tags (they work from file:// too) ------
@@ -489,6 +496,7 @@
     dayKey: dayKey,
     queue: queue,
     updateBadge: updateBadge,
+    waitingText: waitingText,
     need: need,
   };
 

@@ -162,7 +162,7 @@ def _install_with_uv(uv: Path, requirements: list[str]) -> bool:
 
 
 def _install_with_pip(requirements: list[str]) -> None:
-    subprocess.run([str(venv_python()), "-m", "ensurepip", "--upgrade", "-q"], check=True)
+    subprocess.run([str(venv_python()), "-m", "ensurepip", "--upgrade"], check=True)
     pip = [str(venv_python()), "-m", "pip", "--disable-pip-version-check"]
     subprocess.run([*pip, "install", "-q", "-c", str(INPUTS[1]), *requirements], check=True)
 

@@ -252,6 +252,9 @@ def test_a_quiz_choice_sets_the_grade_and_can_be_changed(open_site):
     expect()(card).to_have_attribute("data-kind", "quiz")
     guid = shown_guid(page)
     answer = page.evaluate("g => window.CourseReviewContent[g].answer", guid)
+    labels = page.evaluate("g => window.CourseReviewContent[g].labels", guid)
+    # Each option shows the label its explanation names it by.
+    expect()(card.locator(".course-review-option-label")).to_have_text(labels)
     wrong = (answer + 1) % card.locator(".course-review-option").count()
     page.keyboard.press(str(wrong + 1))
     options = card.locator(".course-review-option")

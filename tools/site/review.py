@@ -75,6 +75,8 @@ def review_data(notes: list[NoteItem], page_url: str) -> tuple[dict, dict]:
             shown |= {
                 "front": _piece(item.prompt, page.docs_path),
                 "options": [_piece(option.text, page.docs_path) for option in item.options],
+                # The labels the explanation names the options by (the model's shown order).
+                "labels": [item.label(index) for index in range(len(item.options))],
                 "answer": item.answer,
                 "back": _piece(item.explanation, page.docs_path, inline=False),
             }

@@ -264,6 +264,8 @@
         "aria-keyshortcuts": String(i + 1),
       }, [
         el("kbd", { "aria-hidden": "true", text: String(i + 1) }),
+        el("span", { class: "course-review-option-label", lang: cur.data.lang,
+          text: cur.data.labels[i] }),
         piece("span", "course-review-option-text", option),
       ]);
       button.addEventListener("click", function () {

@@ -12,15 +12,16 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import ci, issues, review, rubric, upstream
+from . import ci, issues, review, rubric, trust, upstream
 from .gitio import git, maybe
 from .workspace import Workspace
+from .wrongfixes import WRONG_FIXES
 
 STEPS = (
     ("find", "Find Issue", "gh issue list --label 'good first issue'; gh issue view N --comments"),
     ("claim", "Claim It", 'gh issue comment N --body "I\'d like to work on this. Plan: …"'),
     ("fork", "Fork", "gh repo fork simkit/simkit --clone (adds the upstream remote)"),
-    ("branch", "Branch", "git switch -c fix/1234-cosine-1d"),
+    ("branch", "Branch", "git switch -c BRANCH"),  # the issue's own name, filled in by evaluate
     ("code", "Code + Tests", "pytest; git commit --signoff; git push -u origin BRANCH"),
     ("pr", "Submit PR", "gh pr create --draft --body-file BODY.md, then gh pr ready"),
     ("review", "Review", "gh pr view N --comments"),
@@ -50,8 +51,8 @@ class Facts:
     task: dict
     branch: str | None = None
     head: str | None = None
-    # each commit ahead of upstream's main: (sha, author date, author, email, message)
-    commits: list[tuple[str, str, str, str, str]] = field(default_factory=list)
+    # each commit ahead of upstream's main: (sha, author date, author, email, message, parents)
+    commits: list[tuple[str, str, str, str, str, str]] = field(default_factory=list)
     ci: dict | None = None
 
 
@@ -63,14 +64,15 @@ def evaluate(ws: Workspace, *, act: bool) -> tuple[list[Step], list[str]]:
     task = ws.task()
     find = by_key["find"]
     if task is None:
-        find.state = "failed"
         find.lines.append("you are not working on an issue yet")
         find.hint = (
-            "read the files in issues/ (comments and assignees too), then `practice claim N`"
+            "read the files in issues/ (comments and assignees too), then "
+            '`./practice.py claim N -m "Plan: …"`'
         )
         return steps, done
     issue = issues.load(int(ws.state["current"]))
     facts = Facts(issue, task)
+    by_key["branch"].github = f"git switch -c {_example_branch(issue)}"
     _passed(find, f"you chose #{issue.number}: {issue.title} ({issue.kind})")
     if task.get("merged"):
         for step in steps[1:-1]:
@@ -112,21 +114,23 @@ def _fork(ws: Workspace, facts: Facts, step: Step, act: bool, done: list[str]) -
         return _failed(
             step,
             f"{ws.work} is missing (deleted?)",
-            "`practice reset fork` makes your fork and clone again",
+            "`./practice.py reset fork` makes your fork and clone again",
         )
-    if not (ws.fork / "HEAD").is_file():
+    if not (ws.own("fork.git") / "HEAD").is_file():
         return _failed(
             step,
             f"{ws.fork} is missing (deleted?)",
-            "`practice reset fork` makes it again (work/ is moved aside)",
+            "`./practice.py reset fork` makes it again (work/ is moved aside)",
         )
     for remote, target in (("origin", ws.fork), ("upstream", ws.upstream)):
         url = maybe("remote", "get-url", remote, cwd=ws.work)
-        if url is None or Path(url).resolve() != target.resolve():
+        if url is None or (ws.work / url).resolve() != target.resolve():
+            verb = "add" if url is None else "set-url"
             return _failed(
                 step,
-                f"work/ has no remote {remote!r} pointing at {target.name}",
-                f"cd work && git remote add {remote} {target} (or `git remote set-url`)",
+                f"work/ has no remote {remote!r} pointing at ../{target.name}"
+                + ("" if url is None else f" (it points at {url}: was the workspace moved?)"),
+                f"`git remote {verb} {remote} ../{target.name}` (in work/)",
             )
     _passed(step, "work/ is a clone of your fork, with the upstream remote")
 
@@ -140,13 +144,15 @@ def _branch(ws: Workspace, facts: Facts, step: Step, act: bool, done: list[str])
             return _failed(
                 step,
                 f"your pull request's branch {pr['branch']} is gone from your fork",
-                f"git push origin {pr['branch']}, or `practice reset pr`",
+                f"`git push origin {pr['branch']}`, or `./practice.py reset pr`",
             )
     else:
         facts.branch = maybe("symbolic-ref", "--short", "-q", "HEAD", cwd=ws.work)
         if facts.branch is None:
             return _failed(
-                step, "work/ has a detached HEAD, not a branch", "git switch -c fix/1234-your-words"
+                step,
+                "work/ has a detached HEAD, not a branch",
+                f"`git switch -c {_example_branch(facts.issue)}`",
             )
     repo = ci_repo(ws, ws.fork if pr else ws.work, facts.branch)
     ahead = maybe("rev-list", f"{base}..refs/ci/work-main", cwd=repo)
@@ -155,15 +161,13 @@ def _branch(ws: Workspace, facts: Facts, step: Step, act: bool, done: list[str])
             step,
             f"you committed on main ({len(ahead.splitlines())} commit(s) that upstream does not "
             "have): never commit to main, not even on your fork",
-            f"keep the work on a branch: `git switch -c {_example_branch(facts.issue)}` (the "
-            "commits "
-            "come along), then put main back: `git branch -f main upstream/main`",
+            _keep_on_a_branch(facts),
         )
     if facts.branch == "main":
         return _failed(
             step,
             "you are on main",
-            f"make your branch: git switch -c {_example_branch(facts.issue)}",
+            f"make your branch: `git switch -c {_example_branch(facts.issue)}`",
         )
     match = BRANCH_RULE.match(facts.branch)
     prefix = "fix" if facts.issue.kind == "bug" else "feat"
@@ -172,25 +176,41 @@ def _branch(ws: Workspace, facts: Facts, step: Step, act: bool, done: list[str])
             step,
             f"branch {facts.branch!r} breaks the project's rule (CONTRIBUTING.md §2): "
             f"a {facts.issue.kind} is `{prefix}/{facts.issue.number}-<words>`",
-            f"git branch -m {_example_branch(facts.issue)}",
+            f"`git branch -m {_example_branch(facts.issue)}`",
         )
     facts.head = git("rev-parse", "refs/ci/head", cwd=repo)
     log = git(
         "log",
         "--reverse",
-        "--format=%H%x1f%aI%x1f%an%x1f%ae%x1f%B%x1e",
+        "--format=%H%x1f%aI%x1f%an%x1f%ae%x1f%P%x1f%B%x1e",
         f"{base}..{facts.head}",
         cwd=repo,
     )
-    facts.commits = [tuple(e.strip("\n").split("\x1f", 4)) for e in log.split("\x1e") if e.strip()]
+    for entry in (e.strip("\n") for e in log.split("\x1e") if e.strip()):
+        sha, date, name, email, parents, message = entry.split("\x1f", 5)
+        facts.commits.append((sha, date, name, email, message, parents))
     _passed(step, f"on {facts.branch}, {len(facts.commits)} commit(s) ahead of upstream's main")
+
+
+def _keep_on_a_branch(facts: Facts) -> str:
+    """The hint after commits on main: switch to a branch (they come along), then put main back
+    where upstream has it, fetched first, so the command works whatever ``upstream/main`` held."""
+    switch = (
+        ""
+        if facts.branch not in (None, "main")
+        else f"`git switch -c {_example_branch(facts.issue)}` (the commits come along), then "
+    )
+    return (
+        f"keep the work on a branch: {switch}put main back: "
+        "`git fetch upstream && git branch -f main upstream/main`"
+    )
 
 
 def ci_repo(ws: Workspace, source: Path, branch: str) -> Path:
     """The checker's own repository: upstream's main, and the branch and main of ``source``
     (work/ before a pull request, the fork after), fetched so that nothing of the learner's is
     touched. CI, the reviewer and the commit checks all read it."""
-    repo = ws.root / ".practice" / "ci.git"
+    repo = ws.ci_git
     if not (repo / "HEAD").is_file():
         git("init", "-q", "--bare", str(repo))
     git(
@@ -229,23 +249,22 @@ def _claim(ws: Workspace, facts: Facts, step: Step, act: bool, done: list[str]) 
             f"duplicate: #{issue.number} was already claimed by {', '.join(others)} (see its "
             "comments and assignees); a second pull request would be closed as a duplicate "
             "(Lesson 1.1)",
-            "`practice reset claim`, then claim an issue nobody has taken",
+            "`./practice.py reset claim`, then claim an issue nobody has taken",
         )
     claimed = facts.task["claimed_at"]
-    if facts.commits and facts.commits[0][1] < _iso(claimed):
+    own = [c for c in facts.commits if len(c[5].split()) < 2]  # a merge is not new work
+    early = [c for c in own if trust.stamp(c[1]) < trust.stamp(claimed)]
+    if early:
+        sha, date = early[0][0], early[0][1]
         return _failed(
             step,
-            f"your first commit ({facts.commits[0][0][:12]}, {facts.commits[0][1]}) is older than "
-            f"your claim ({claimed}): claim before you start, so nobody else does the same work",
-            "claim first next time; here, `practice reset claim`, claim again, and recommit (git "
-            "commit --amend --reset-author -s)",
+            f"your commit {sha[:12]} ({date}) is older than your claim ({claimed}): claim "
+            "before you start, so nobody else does the same work",
+            "claim first next time; here, recommit after the claim: "
+            "`git rebase --exec 'git commit --amend --no-edit --reset-author' "
+            f"{ws.state['upstream_main'][:12]}`",
         )
     _passed(step, f"you claimed #{issue.number} on {claimed}, before your first commit")
-
-
-def _iso(stamp: str) -> str:
-    """A claim's time in git's ``%aI`` form, so the two compare as strings."""
-    return stamp.replace("Z", "+00:00")
 
 
 def _code(ws: Workspace, facts: Facts, step: Step, act: bool, done: list[str]) -> None:
@@ -255,7 +274,9 @@ def _code(ws: Workspace, facts: Facts, step: Step, act: bool, done: list[str]) -
             f"no commits on {facts.branch} yet",
             "fix the code, add a regression test, then git commit -s",
         )
-    for sha, _, name, email, message in facts.commits:
+    for sha, _, name, email, message, parents in facts.commits:
+        if len(parents.split()) > 1:
+            continue  # a merge commit: the DCO app skips merges, as they add no new work
         subject = message.splitlines()[0] if message else ""
         signed = SIGNOFF.findall(message)
         if not signed:
@@ -263,8 +284,8 @@ def _code(ws: Workspace, facts: Facts, step: Step, act: bool, done: list[str]) -
                 step,
                 f"commit {sha[:12]} “{subject}” has no Signed-off-by line (DCO, CONTRIBUTING.md "
                 "§3)",
-                "git commit --amend --signoff (the last commit) or git rebase --signoff "
-                "upstream/main (all)",
+                "`git commit --amend --no-edit --signoff` (the last commit) or `git rebase "
+                f"--signoff {ws.state['upstream_main'][:12]}` (all of them)",
             )
         if (name, email) not in signed:
             who = ", ".join(f"{n} <{e}>" for n, e in signed)
@@ -272,22 +293,22 @@ def _code(ws: Workspace, facts: Facts, step: Step, act: bool, done: list[str]) -
                 step,
                 f"commit {sha[:12]} “{subject}” is signed off by {who} but authored by {name} "
                 f"<{email}>",
-                "sign off as yourself: git rebase --signoff upstream/main (your git user.name and "
-                "user.email)",
+                "sign off as yourself (your git user.name and user.email): "
+                f"`git rebase --signoff {ws.state['upstream_main'][:12]}`",
             )
     base = ws.state["upstream_main"]
     result = ci.cached(
-        ws.root / ".practice" / "ci",
+        ws.own(".practice", "ci"),
         _repo(ws),
         base,
         facts.head,
         facts.issue.kind,
-        ws.root / ".practice" / "scratch",
+        ws.own(".practice", "scratch"),
         run_now=act,
     )
     if result is None:
         step.lines.append("signed off; CI has not run on this commit yet")
-        step.hint = "`practice check` runs CI"
+        step.hint = "`./practice.py check` runs CI"
         return None
     facts.ci = result
     problems = ci_problems(result, facts.issue.kind)
@@ -301,6 +322,23 @@ def _code(ws: Workspace, facts: Facts, step: Step, act: bool, done: list[str]) -
         step, f"every commit signed off; {len(result['branch']['tests'])} tests pass on your branch"
     )
     step.lines.append("your new test fails on upstream main and passes on your branch")
+    caught, missed = wrong_fixes(result)
+    if caught or missed:
+        step.lines.append(
+            f"it catches {len(caught)} of {len(WRONG_FIXES)} wrong fixes: "
+            + (", ".join(caught) or "none")
+            + (f"; it misses: {', '.join(missed)} (the review asks for them)" if missed else "")
+        )
+
+
+def wrong_fixes(result: dict) -> tuple[list[str], list[str]]:
+    """The wrong fixes CI ran the new tests on: (those a new test fails on, those it passes)."""
+    caught, missed = [], []
+    for wrong in WRONG_FIXES:
+        outcomes = ci.new_tests(result, f"wrong:{wrong.key}")
+        if outcomes:
+            (caught if any(m is not None for m in outcomes.values()) else missed).append(wrong.key)
+    return caught, missed
 
 
 def _first_failure(run: dict) -> tuple[str, str] | None:
@@ -341,37 +379,82 @@ def ci_problems(result: dict, kind: str) -> list[str]:
             "they do not prove the fix (a regression test fails without it, Lesson 3.6)",
             "make the test reproduce the issue: it must fail on main and pass on your branch",
         ]
+    silent = [t for t, asserts in result.get("asserts", {}).items() if not asserts]
+    if silent:
+        return [
+            f"your new test {silent[0]} asserts nothing: it fails on main only because the code "
+            "raises there, and passes on any fix that does not raise, right or wrong",
+            "assert on the value: `assert torch.allclose(result, expected)` against a value "
+            "worked out by hand (Lesson 3.6)",
+        ]
+    caught, missed = wrong_fixes(result)
+    if missed and not caught:
+        return [
+            "your new tests pass on every wrong fix CI tried ("
+            + "; ".join(f"{w.key}: {w.what}" for w in WRONG_FIXES)
+            + "): they cannot tell a right fix from a wrong one",
+            "test the values a right fix gives: "
+            + "; ".join(sorted({w.catch for w in WRONG_FIXES})),
+        ]
     if kind == "feature":
-        bench = result.get("bench", {})
-        if "error" in bench:
+        return bench_problems(result.get("bench", {}))
+    return []
+
+
+def bench_problems(bench: dict) -> list[str]:
+    """The benchmark's verdict on a checkpointing branch: [] when it holds, else [why, do]."""
+    if "use_reentrant_warning" in bench:
+        return [
+            "your branch calls `checkpoint` without `use_reentrant`: torch then selects the "
+            "reentrant implementation (use_reentrant=True), which gives no gradient through a "
+            "block whose input does not require one, and warns that the argument must be "
+            f"passed (torch said: {bench['use_reentrant_warning'][:120]}…)",
+            "write `checkpoint(block, x, use_reentrant=False)`, the recommended implementation",
+        ]
+    if "error" in bench:
+        if bench["error"].startswith("MLPStack(...) takes no"):
             return [
                 bench["error"],
                 "issue #1235 asks for MLPStack(..., checkpointing=False), off by default",
             ]
-        if bench["parameters_without_gradient"]:
+        return [
+            f"benchmarks/bench.py failed on your branch: {bench['error']}",
+            "run `python benchmarks/bench.py` in work/ and fix what it reports",
+        ]
+    if bench["parameters_without_gradient"]:
+        return [
+            f"with checkpointing, {bench['parameters_without_gradient']} parameter(s) get no "
+            "gradient",
+            "checkpoint with `use_reentrant=False`",
+        ]
+    worst = bench["max_relative_gradient_difference"]
+    if worst > GRADIENT_TOLERANCE:
+        in_eval = bench.get("max_relative_gradient_difference_in_eval", worst)
+        if in_eval <= GRADIENT_TOLERANCE:
             return [
-                f"with checkpointing, {bench['parameters_without_gradient']} parameter(s) get no "
-                "gradient",
-                "checkpoint with use_reentrant=False",
+                f"gradients with checkpointing differ from those without by {worst:.2g} of a "
+                "tensor's largest entry, but agree in eval mode, where dropout is off: an RNG "
+                "problem. Recomputation drew new random numbers, so the recomputed dropout masks "
+                "differ from the forward's",
+                "let checkpoint restore the RNG state: leave `preserve_rng_state` at its default "
+                "(True), do not pass `preserve_rng_state=False`",
             ]
-        if bench["max_relative_gradient_difference"] > GRADIENT_TOLERANCE:
-            return [
-                "gradients with checkpointing differ from those without by "
-                f"{bench['max_relative_gradient_difference']:.2g} "
-                f"of a tensor's largest entry (allowed: {GRADIENT_TOLERANCE:g})",
-                "checkpointing must not change the results",
-            ]
-        if bench["peak_on_mib"] >= bench["peak_off_mib"]:
-            return [
-                f"peak memory is not lower with checkpointing ({bench['peak_on_mib']:.1f} MiB on, "
-                f"{bench['peak_off_mib']:.1f} MiB off)",
-                "checkpoint each block in forward when checkpointing=True",
-            ]
+        return [
+            f"gradients with checkpointing differ from those without by {worst:.2g} of a "
+            f"tensor's largest entry (allowed: {GRADIENT_TOLERANCE:g})",
+            "checkpointing must not change the results",
+        ]
+    if bench["peak_on_mib"] >= bench["peak_off_mib"]:
+        return [
+            f"peak memory is not lower with checkpointing ({bench['peak_on_mib']:.1f} MiB on, "
+            f"{bench['peak_off_mib']:.1f} MiB off)",
+            "checkpoint each block in forward when checkpointing=True",
+        ]
     return []
 
 
 def _repo(ws: Workspace) -> Path:
-    return ws.root / ".practice" / "ci.git"
+    return ws.ci_git
 
 
 def _pr(ws: Workspace, facts: Facts, step: Step, act: bool, done: list[str]) -> None:
@@ -380,10 +463,10 @@ def _pr(ws: Workspace, facts: Facts, step: Step, act: bool, done: list[str]) -> 
         return _failed(
             step,
             "no pull request yet",
-            f"git push -u origin {facts.branch}; write the body in a file; `practice pr open "
-            "BODY.md`",
+            f"`git push -u origin {facts.branch}`; write the body in a file; "
+            "`./practice.py pr open BODY.md`",
         )
-    body = (ws.root / ".practice" / "prs" / f"{pr['number']}.md").read_text("utf-8")
+    body = rubric.read_body(ws.own(".practice", "prs", f"{pr['number']}.md"))
     code_ok = facts.ci is not None and not ci_problems(facts.ci, facts.issue.kind)
     new = list(ci.new_tests(facts.ci or {}))
     factors = rubric.score(
@@ -402,13 +485,15 @@ def _pr(ws: Workspace, facts: Facts, step: Step, act: bool, done: list[str]) -> 
             step.lines.append(f"  {factor.name}: found {line}")
         for line in factor.missing:
             step.lines.append(f"  {factor.name} = 0: {line}")
+    body_file = pr.get("body_file") or "BODY.md"
+    step.github = f"gh pr edit {pr['number']} --body-file {body_file}"
     if total:
         step.state = "passed"
     else:
         zero = ", ".join(f.name for f in factors if not f.value)
         step.state = "failed"
         step.hint = (
-            f"{zero} is 0: edit your body file and `practice pr open BODY.md` again "
+            f"{zero} is 0: edit your body file, then `./practice.py pr open {body_file}` again "
             "(it updates the pull request)"
         )
 
@@ -432,11 +517,11 @@ def _review(ws: Workspace, facts: Facts, step: Step, act: bool, done: list[str])
     if made is None:
         if not act:
             step.lines.append("the pull request is ready for review")
-            step.hint = "`practice check` asks for the review"
+            step.hint = "`./practice.py check` asks for the review"
             return None
         made = {"head": facts.head, "comments": review.comments(_change(ws, facts, facts.head))}
         facts.task["review"] = made
-        _write_review(ws, pr["number"], made)
+        write_review(ws, pr["number"], made, [])
         done.append(
             f"a maintainer reviewed pull request #{pr['number']}: {len(made['comments'])} "
             f"comment(s) in reviews/{pr['number']}.md"
@@ -446,44 +531,63 @@ def _review(ws: Workspace, facts: Facts, step: Step, act: bool, done: list[str])
         f"reviewed at {made['head'][:12]}: {len(made['comments'])} comment(s), in "
         f"reviews/{pr['number']}.md",
     )
-    for comment in made["comments"]:
-        step.lines.append(f"  - {comment['text']}")
+    for number, comment in enumerate(made["comments"], 1):
+        step.lines.append(f"  {number}. {comment['text']}")
 
 
-def _write_review(ws: Workspace, number: int, made: dict) -> None:
+def write_review(ws: Workspace, number: int, made: dict, answered: list[int]) -> None:
+    """reviews/N.md: the comments, numbered, each ticked once answered, with the replies."""
     lines = [f"# Review of pull request #{number} at {made['head'][:12]}", ""]
     if not made["comments"]:
         lines.append("Approved: no changes requested.")
-    lines += [f"- [ ] {c['text']}" for c in made["comments"]]
-    (ws.root / "reviews" / f"{number}.md").write_text("\n".join(lines) + "\n", "utf-8")
+    replies = made.get("replies", {})
+    for index, comment in enumerate(made["comments"], 1):
+        tick = "x" if index in answered else " "
+        lines.append(f"- [{tick}] {index}. {comment['text']}")
+        if str(index) in replies:
+            answer = review.reply(comment, replies[str(index)]) or "accepted"
+            lines.append(f"  - you: {replies[str(index)]}")
+            lines.append(f"  - maintainer: {answer}")
+    ws.write("reviews", f"{number}.md", text="\n".join(lines) + "\n")
 
 
 def _revisions(ws: Workspace, facts: Facts, step: Step, act: bool, done: list[str]) -> None:
     made = facts.task["review"]
+    pr = facts.task["pr"]
     if not made["comments"]:
         return _passed(step, "no revision was asked for")
     local = maybe("rev-parse", "--verify", f"refs/heads/{facts.branch}", cwd=ws.work)
-    if facts.head == made["head"]:
-        unpushed = local and local != facts.head
-        return _failed(
-            step,
-            f"{len(made['comments'])} review comment(s) wait for a new commit"
-            + (" (you have one locally: push it)" if unpushed else ""),
-            f"answer each comment in reviews/{facts.task['pr']['number']}.md with a commit -s, "
-            "then git push",
-        )
-    if maybe("merge-base", "--is-ancestor", made["head"], facts.head, cwd=_repo(ws)) is None:
+    replies = made.get("replies", {})
+    if facts.head != made["head"] and (
+        maybe("merge-base", "--is-ancestor", made["head"], facts.head, cwd=_repo(ws)) is None
+    ):
         return _failed(
             step,
             "the reviewed commits were rewritten (force-push): reviewers lose their place",
-            f"push new commits on top of {made['head'][:12]} instead (CONTRIBUTING.md §6)",
+            "put your changes on top of the reviewed commit, as one new commit, and push it: "
+            f"`git reset --soft {made['head'][:12]} && git commit -q -s -m 'Answer the review' "
+            f"&& git push -f origin {facts.branch}` (CONTRIBUTING.md §6)",
         )
-    left = review.still_open(_change(ws, facts, facts.head), made["comments"])
-    if left:
+    left = review.still_open(_change(ws, facts, facts.head), made["comments"], replies)
+    answered = [i for i, c in enumerate(made["comments"], 1) if c not in left]
+    if act:
+        write_review(ws, pr["number"], made, answered)
+    if facts.head == made["head"] and left:
+        unpushed = local and local != facts.head
         return _failed(
             step,
-            f"not answered yet at {facts.head[:12]}: {left[0]['text']}",
-            "commit the change the comment asks for (-s) and git push",
+            f"{len(left)} review comment(s) wait for a new commit"
+            + (" (you have one locally: push it)" if unpushed else ""),
+            f"answer each comment in reviews/{pr['number']}.md with a commit -s, then "
+            f"`git push origin {facts.branch}`; or, for a matter of taste, with a reason: "
+            '`./practice.py reply K -m "…"`',
+        )
+    if left:
+        number = made["comments"].index(left[0]) + 1
+        return _failed(
+            step,
+            f"comment {number} is not answered yet at {facts.head[:12]}: {left[0]['text']}",
+            f"commit the change the comment asks for (-s) and `git push origin {facts.branch}`",
         )
     _passed(step, f"every comment answered by {facts.head[:12]}")
 
@@ -491,8 +595,8 @@ def _revisions(ws: Workspace, facts: Facts, step: Step, act: bool, done: list[st
 def _merge(ws: Workspace, facts: Facts, step: Step, act: bool, done: list[str]) -> None:
     pr = facts.task["pr"]
     if not act:
-        step.lines.append("everything passed: the next `practice check` merges")
-        step.hint = "`practice check`"
+        step.lines.append("everything passed: the next `./practice.py check` merges")
+        step.hint = "`./practice.py check`"
         return None
     base = ws.state["upstream_main"]
     git(
@@ -507,8 +611,48 @@ def _merge(ws: Workspace, facts: Facts, step: Step, act: bool, done: list[str]) 
         return _failed(
             step,
             "your branch conflicts with upstream's main",
-            "git fetch upstream && git merge upstream/main, resolve, commit -s, push",
+            "`git fetch upstream && git merge upstream/main`, resolve, commit -s, "
+            f"`git push origin {facts.branch}`",
         )
+    body = rubric.read_body(ws.own(".practice", "prs", f"{pr['number']}.md"))
+    closes = closed_by_merge(ws, body)
+    commit = _merge_commit(ws, facts, tree.splitlines()[0], closes)
+    git("update-ref", f"refs/heads/{upstream.MAIN}", commit, base, cwd=ws.upstream)
+    ws.state["upstream_main"] = commit
+    facts.task["merged"] = {"commit": commit, "parent": base}
+    for number in closes:
+        record = ws.state["issues"].setdefault(str(number), {"comments": []})
+        record["closed_by"] = pr["number"]
+        record.setdefault("comments", []).append(
+            {
+                "author": "simkit-bot",
+                "at": issues.now(),
+                "kind": "close",
+                "text": f"Closed by pull request #{pr['number']} (merged as {commit[:12]}), "
+                f"through its `Fixes #{number}` line.",
+            }
+        )
+    ws.write_issues()
+    shut = ", ".join(f"#{n}" for n in closes)
+    done.append(
+        f"merged pull request #{pr['number']} into upstream's main as {commit[:12]}; {shut} closed"
+    )
+    _passed(step, f"merged as {commit[:12]}; {shut} closed")
+    step.hint = _after_merge(ws)
+
+
+def closed_by_merge(ws: Workspace, body: str) -> list[int]:
+    """The open issues a merge of ``body``'s pull request closes: one per ``Fixes #N`` line."""
+    known = set(upstream.issue_numbers())
+    return sorted(
+        n
+        for n in {int(m) for m in rubric.CLOSING.findall(body)}
+        if n in known and not ws.state["issues"].get(str(n), {}).get("closed_by")
+    )
+
+
+def _merge_commit(ws: Workspace, facts: Facts, tree: str, closes: list[int]) -> str:
+    pr = facts.task["pr"]
     bot = {
         "GIT_AUTHOR_NAME": upstream.AUTHOR[0],
         "GIT_AUTHOR_EMAIL": upstream.AUTHOR[1],
@@ -516,52 +660,46 @@ def _merge(ws: Workspace, facts: Facts, step: Step, act: bool, done: list[str]) 
         "GIT_COMMITTER_EMAIL": upstream.AUTHOR[1],
     }
     login = issues.login(ws.state["learner"]["name"])
+    fixes = "\n".join(f"Fixes #{n}" for n in closes)
     message = (
         f"Merge pull request #{pr['number']} from {login}/{facts.branch}\n\n"
-        f"{pr['title']}\n\nFixes #{facts.issue.number}"
+        f"{pr['title']}\n\n{fixes}"
     )
-    commit = git(
-        "commit-tree",
-        tree.splitlines()[0],
-        "-p",
-        base,
-        "-p",
-        facts.head,
-        "-m",
-        message,
-        cwd=ws.upstream,
-        env=bot,
+    base = ws.state["upstream_main"]
+    return git(
+        "commit-tree", tree, "-p", base, "-p", facts.head, "-m", message, cwd=ws.upstream, env=bot
     )
-    git("update-ref", f"refs/heads/{upstream.MAIN}", commit, base, cwd=ws.upstream)
-    ws.state["upstream_main"] = commit
-    facts.task["merged"] = {"commit": commit, "parent": base}
-    record = ws.state["issues"].setdefault(str(facts.issue.number), {"comments": []})
-    record["closed_by"] = pr["number"]
-    record.setdefault("comments", []).append(
-        {
-            "author": "simkit-bot",
-            "at": issues.now(),
-            "kind": "close",
-            "text": f"Closed by pull request #{pr['number']} (merged as {commit[:12]}), through "
-            "its `Fixes #{facts.issue.number}` line.",
-        }
-    )
-    ws.write_issues()
-    done.append(
-        f"merged pull request #{pr['number']} into upstream's main as {commit[:12]}; "
-        f"#{facts.issue.number} closed"
-    )
-    _passed(step, f"merged as {commit[:12]}; #{facts.issue.number} is closed")
-    step.hint = _after_merge(ws)
+
+
+def open_to_you(ws: Workspace) -> tuple[list[int], list[int]]:
+    """(issues still open that nobody else has claimed, issues still open that someone has)."""
+    still = [
+        n
+        for n in upstream.issue_numbers()
+        if not ws.state["issues"].get(str(n), {}).get("closed_by")
+        and not (ws.state["tasks"].get(str(n)) or {}).get("merged")
+    ]
+    return [n for n in still if not issues.load(n).assignees], [
+        n for n in still if issues.load(n).assignees
+    ]
 
 
 def _after_merge(ws: Workspace) -> str:
-    todo = [
-        n
-        for n in upstream.issue_numbers()
-        if not issues.load(n).assignees and not (ws.state["tasks"].get(str(n)) or {}).get("merged")
-    ]
-    sync = "sync your fork: git switch main && git pull upstream main && git push origin main"
-    return (
-        f"{sync}; next: `practice claim {todo[0]}`" if todo else f"{sync}; every open issue is done"
+    mine, taken = open_to_you(ws)
+    main = ws.state["upstream_main"]
+    synced = all(
+        maybe("rev-parse", "--verify", "-q", f"refs/heads/{upstream.MAIN}", cwd=repo) == main
+        for repo in (ws.fork, ws.work)
+    )
+    sync = (
+        ""
+        if synced
+        else "sync your fork: `git switch main && git pull -q upstream main && git push -q "
+        "origin main`; "
+    )
+    if mine:
+        return f'{sync}next: `./practice.py claim {mine[0]} -m "Plan: …"`'
+    others = ", ".join(f"#{n} ({', '.join(issues.load(n).assignees)}'s)" for n in taken)
+    return f"{sync}every issue open to you is done" + (
+        f"; still open, claimed by others: {others}" if others else ""
     )

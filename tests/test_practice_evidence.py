@@ -30,7 +30,7 @@ from test_practice import (
     step,
 )
 
-from tools.practice import ci, issues, rubric, steps, trust, upstream, workspace, wrongfixes
+from tools.practice import ci, issues, rubric, trust, upstream, verdict, workspace, wrongfixes
 from tools.practice.wrongfixes import WRONG_FIXES
 
 learner, zone, opened = lifecycle.learner, lifecycle.zone, lifecycle.opened  # fixtures
@@ -318,16 +318,16 @@ def test_the_benchmark_tells_right_rng_handling_from_wrong(tmp_path: Path):
     )
     assert "nn.Dropout" in model
     right = _bench(tmp_path / "right", model)
-    assert steps.bench_problems(right) == [], right
+    assert verdict.bench_problems(right) == [], right
     wrong = _bench(
         tmp_path / "wrong",
         model.replace("use_reentrant=False", "use_reentrant=False, preserve_rng_state=False"),
     )
-    why, do = steps.bench_problems(wrong)
+    why, do = verdict.bench_problems(wrong)
     assert "agree in eval mode, where dropout is off: an RNG problem" in why
     assert "do not pass `preserve_rng_state=False`" in do
     implicit = _bench(tmp_path / "implicit", model.replace(", use_reentrant=False", ""))
-    why, do = steps.bench_problems(implicit)
+    why, do = verdict.bench_problems(implicit)
     assert "without `use_reentrant`: torch then selects the reentrant implementation" in why
     assert do.startswith("write `checkpoint(block, x, use_reentrant=False)`")
 
@@ -486,9 +486,9 @@ def test_after_a_force_push_the_printed_recovery_works_and_reasons_answer_taste(
     assert "FAILED" in step(out, "Revisions")
     made = json.loads((opened.root / ".practice" / "state.json").read_text())["tasks"]["1234"]
     rules = [c["rule"] for c in made["review"]["comments"]]
-    docstring, news = rules.index("docstring-1d") + 1, rules.index("news-fragment") + 1
+    taste, news = rules.index("issue-in-test") + 1, rules.index("news-fragment") + 1
     code, said = opened.practice(
-        "reply", str(docstring), "-m", "Rows are the only unit; a 1-D input is one row."
+        "reply", str(taste), "-m", "The test's name says it is the 1-D crash of the issue."
     )
     assert code == 0 and "the maintainer: accepted" in said
     code, said = opened.practice(

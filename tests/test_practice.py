@@ -151,6 +151,23 @@ def claimed_and_branched(
     learner.git("switch", "-q", "-c", branch)
 
 
+def pushed(learner: Learner, test: str | None = None) -> None:
+    """Claimed, fixed as Lesson 3.3 does (with ``test``, if given), signed off and pushed."""
+    claimed_and_branched(learner)
+    learner.fix_one_d()
+    if test:
+        learner.write("tests/test_one_d.py", test)
+    learner.commit("Fix", "-s")
+    learner.git("push", "-q", "-u", "origin", "fix/1234-cosine-1d")
+
+
+def answer_the_review(learner: Learner) -> None:
+    """What the first review of #1234 asks for: the issue named, batches tested, the notes."""
+    learner.write("tests/test_one_d.py", "# Regression test for #1234\n" + ONE_D_TEST + BATCH_TEST)
+    (learner.work / "changes").mkdir()
+    learner.write("changes/1237.md", "Fixed: `cosine_similarity` accepts 1-D vectors.\n")
+
+
 def checkpointed_model(learner: Learner) -> str:
     """simkit/model.py with Exercise 2.5's solution behind the opt-in flag issue #1235 asks for."""
     solution = section("checkpoint_exercise_solution.py", "solution")
@@ -207,10 +224,7 @@ def test_the_whole_lifecycle_reaches_merged_for_both_tasks(learner: Learner, zon
     assert "add `changes/1237.md`" in review  # the one thing no first pull request can have
     assert "FAILED" in step(out, "Revisions") and code == 1
 
-    test = "# Regression test for #1234\n" + ONE_D_TEST + BATCH_TEST
-    learner.write("tests/test_one_d.py", test)
-    (learner.work / "changes").mkdir()
-    learner.write("changes/1237.md", "Fixed: `cosine_similarity` accepts 1-D vectors.\n")
+    answer_the_review(learner)
     learner.commit("Test batches too, and the release-notes line, as the review asked", "-s")
     learner.git("push", "-q")
     code, out = learner.practice("check")
@@ -374,11 +388,7 @@ def test_a_fix_that_breaks_2d_input(learner: Learner):
 @pytest.fixture
 def opened(learner: Learner) -> Learner:
     """A learner whose fix and regression test pass CI, with a pull request open."""
-    claimed_and_branched(learner)
-    learner.fix_one_d()
-    learner.write("tests/test_one_d.py", ONE_D_TEST)
-    learner.commit("Accept 1-D input", "-s")
-    learner.git("push", "-q", "-u", "origin", "fix/1234-cosine-1d")
+    pushed(learner, ONE_D_TEST)
     learner.practice("pr", "open", learner.body(GOOD_BODY))
     return learner
 
@@ -518,10 +528,7 @@ def test_the_history_is_the_same_every_time(tmp_path: Path, capsys):
 
 
 def test_resetting_the_pull_request_keeps_the_body_file(learner: Learner):
-    claimed_and_branched(learner)
-    learner.fix_one_d()
-    learner.commit("Fix", "-s")
-    learner.git("push", "-q", "-u", "origin", "fix/1234-cosine-1d")
+    pushed(learner)
     body = learner.body(GOOD_BODY)
     assert "opened pull request #1237" in learner.practice("pr", "open", body)[1]
     assert "updated the body of pull request #1237" in learner.practice("pr", "open", body)[1]

@@ -25,8 +25,10 @@ from test_practice import (
     ONE_D_TEST,
     TIME_ZONES,
     Learner,
+    answer_the_review,
     checkpointed_model,
     claimed_and_branched,
+    pushed,
     step,
 )
 
@@ -355,10 +357,7 @@ def test_a_push_to_upstream_is_refused_as_github_refuses_it(learner: Learner):
 
 
 def test_each_branch_opens_its_own_pull_request(learner: Learner):
-    claimed_and_branched(learner)
-    learner.fix_one_d()
-    learner.commit("Fix", "-s")
-    learner.git("push", "-q", "-u", "origin", "fix/1234-cosine-1d")
+    pushed(learner)
     body = learner.body(GOOD_BODY)
     assert "opened pull request #1237" in learner.practice("pr", "open", body)[1]
     out = learner.practice("status")[1]
@@ -385,6 +384,16 @@ def test_merge_commits_are_exempt_from_the_sign_off(learner: Learner):
     assert "CI has not run on this commit yet" in step(out, "Code + Tests")
 
 
+def _checked_head(learner: Learner) -> tuple[workspace.Workspace, str]:
+    """The workspace, and the branch's last commit as the checker fetched it for a status."""
+    learner.practice("status")
+    ws = workspace.load(learner.root)
+    head = subprocess.run(
+        ["git", "rev-parse", "refs/ci/head"], cwd=ws.ci_git, capture_output=True, text=True
+    ).stdout.strip()
+    return ws, head
+
+
 def test_test_discovery_follows_pytests_rules(learner: Learner):
     claimed_and_branched(learner)
     learner.fix_one_d()
@@ -392,11 +401,7 @@ def test_test_discovery_follows_pytests_rules(learner: Learner):
     learner.write("tests/helpers.py", "X = 1\n")  # not collected
     learner.write("cosine_test.py", ONE_D_TEST)  # outside testpaths: not collected
     learner.commit("Fix", "-s")
-    learner.practice("status")
-    ws = workspace.load(learner.root)
-    head = subprocess.run(
-        ["git", "rev-parse", "refs/ci/head"], cwd=ws.ci_git, capture_output=True, text=True
-    ).stdout.strip()
+    ws, head = _checked_head(learner)
     assert ci.changed_tests(ws.ci_git, ws.state["upstream_main"], head) == [
         "tests/cosine_1d_test.py"
     ]
@@ -410,19 +415,12 @@ def test_an_empty_release_notes_file_says_nothing(learner: Learner):
     (learner.work / "changes").mkdir()
     learner.write("changes/1237.md", "\n  \n")
     learner.commit("Fix", "-s")
-    learner.practice("status")
-    ws = workspace.load(learner.root)
-    head = subprocess.run(
-        ["git", "rev-parse", "refs/ci/head"], cwd=ws.ci_git, capture_output=True, text=True
-    ).stdout.strip()
+    ws, head = _checked_head(learner)
     change = review.Change(ws.ci_git, ws.state["upstream_main"], head, {}, "bug", 1234, 1237)
     assert review.RULES_BY_KEY["news-fragment"].holds(change)
     learner.write("changes/1237.md", "Fixed: `cosine_similarity` accepts 1-D vectors.\n")
     learner.commit("Say it", "-s")
-    learner.practice("status")
-    head = subprocess.run(
-        ["git", "rev-parse", "refs/ci/head"], cwd=ws.ci_git, capture_output=True, text=True
-    ).stdout.strip()
+    ws, head = _checked_head(learner)
     change = review.Change(ws.ci_git, ws.state["upstream_main"], head, {}, "bug", 1234, 1237)
     assert not review.RULES_BY_KEY["news-fragment"].holds(change)
 
@@ -430,12 +428,8 @@ def test_an_empty_release_notes_file_says_nothing(learner: Learner):
 @pytest.mark.slow  # CI runs the project's tests in subprocesses
 def test_every_fixes_line_closes_its_issue_on_merge(learner: Learner):
     claimed_and_branched(learner)
+    answer_the_review(learner)
     learner.fix_one_d()
-    learner.write(
-        "tests/test_one_d.py", "# Regression test for #1234\n" + ONE_D_TEST + lifecycle.BATCH_TEST
-    )
-    (learner.work / "changes").mkdir()
-    learner.write("changes/1237.md", "Fixed: `cosine_similarity` accepts 1-D vectors.\n")
     learner.commit("Fix", "-s")
     learner.git("push", "-q", "-u", "origin", "fix/1234-cosine-1d")
     body = GOOD_BODY.replace("Fixes #1234\n", "Fixes #1234\nFixes #1235\n")
@@ -454,10 +448,7 @@ def test_every_fixes_line_closes_its_issue_on_merge(learner: Learner):
 
 
 def test_a_state_edited_to_merged_is_not_believed_and_reset_merge_forgets_it(learner: Learner):
-    claimed_and_branched(learner)
-    learner.fix_one_d()
-    learner.commit("Fix", "-s")
-    learner.git("push", "-q", "-u", "origin", "fix/1234-cosine-1d")
+    pushed(learner)
     learner.practice("pr", "open", learner.body(GOOD_BODY))
     path = learner.root / ".practice" / "state.json"
     state = json.loads(path.read_text("utf-8"))
@@ -497,11 +488,7 @@ def test_after_a_force_push_the_printed_recovery_works_and_reasons_answer_taste(
     assert code == 1 and "this one is needed" in said
     assert "  - maintainer: accepted" in (opened.root / "reviews" / "1237.md").read_text()
 
-    opened.write(
-        "tests/test_one_d.py", "# Regression test for #1234\n" + ONE_D_TEST + lifecycle.BATCH_TEST
-    )
-    (opened.work / "changes").mkdir()
-    opened.write("changes/1237.md", "Fixed: `cosine_similarity` accepts 1-D vectors.\n")
+    answer_the_review(opened)
     opened.git("add", "-A")
     opened.git("commit", "-q", "--amend", "-s", "--no-edit")
     opened.git("push", "-q", "-f")

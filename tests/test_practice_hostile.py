@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 import test_practice as lifecycle
-from test_practice import EMAIL, GOOD_BODY, NAME, Learner, claimed_and_branched, step
+from test_practice import EMAIL, GOOD_BODY, NAME, Learner, claimed_and_branched, pushed, step
 
 learner, zone = lifecycle.learner, lifecycle.zone  # the lifecycle's fixtures
 
@@ -67,10 +67,7 @@ def test_an_osc52_clipboard_write_in_a_body_is_escaped(learner: Learner):
 
 @pytest.mark.parametrize("size", [65537, 100_000, 150_000_000])
 def test_a_body_over_githubs_limit_is_refused_with_its_message(learner: Learner, size: int):
-    claimed_and_branched(learner)
-    learner.fix_one_d()
-    learner.commit("Fix", "-s")
-    learner.git("push", "-q", "-u", "origin", "fix/1234-cosine-1d")
+    pushed(learner)
     path = learner.root / "big.md"
     if size > 1_000_000:  # sparse: the checker must refuse it by its size, never reading it
         with path.open("wb") as file:
@@ -83,10 +80,7 @@ def test_a_body_over_githubs_limit_is_refused_with_its_message(learner: Learner,
 
 
 def test_a_stored_body_made_huge_is_refused_by_status(learner: Learner):
-    claimed_and_branched(learner)
-    learner.fix_one_d()
-    learner.commit("Fix", "-s")
-    learner.git("push", "-q", "-u", "origin", "fix/1234-cosine-1d")
+    pushed(learner)
     learner.practice("pr", "open", learner.body(GOOD_BODY))
     stored = learner.root / ".practice" / "prs" / "1237.md"
     stored.write_text("é" * 65537, "utf-8")  # at most 4 bytes a character: read, then counted
@@ -108,10 +102,7 @@ def _unchanged(outside: Path) -> None:
 
 def test_prs_as_a_symlink_is_refused(learner: Learner, tmp_path: Path):
     outside = _outside(tmp_path)
-    claimed_and_branched(learner)
-    learner.fix_one_d()
-    learner.commit("Fix", "-s")
-    learner.git("push", "-q", "-u", "origin", "fix/1234-cosine-1d")
+    pushed(learner)
     (learner.root / ".practice" / "prs").symlink_to(outside)
     code, out = learner.practice("pr", "open", learner.body(GOOD_BODY))
     assert code == 1 and ".practice/prs is a symbolic link: the checker writes only" in out
@@ -137,25 +128,23 @@ def test_state_tmp_as_a_symlink_is_refused(learner: Learner, tmp_path: Path):
     _unchanged(outside)
 
 
-def test_scratch_as_a_symlink_is_refused_by_check(learner: Learner, tmp_path: Path):
+@pytest.mark.parametrize(
+    ("link", "target", "refusal"),
+    [
+        (".practice/scratch", "", ".practice/scratch is a symbolic link"),  # CI's checkouts
+        ("work/tests/test_link.py", "keep.txt", "holds a symbolic link, tests/test_link.py"),
+    ],
+)
+def test_a_symlink_where_ci_checks_out_is_refused_by_check(
+    learner: Learner, tmp_path: Path, link: str, target: str, refusal: str
+):
     outside = _outside(tmp_path)
     claimed_and_branched(learner)
     learner.fix_one_d()
-    learner.commit("Fix", "-s")
-    (learner.root / ".practice" / "scratch").symlink_to(outside)
-    code, out = learner.practice("check")
-    assert code == 1 and ".practice/scratch is a symbolic link" in out
-    _unchanged(outside)
-
-
-def test_a_commit_holding_a_symlink_is_not_checked_out(learner: Learner, tmp_path: Path):
-    outside = _outside(tmp_path)
-    claimed_and_branched(learner)
-    learner.fix_one_d()
-    (learner.work / "tests" / "test_link.py").symlink_to(outside / "keep.txt")
+    (learner.root / link).symlink_to(outside / target)
     learner.commit("Fix", "-s")
     code, out = learner.practice("check")
-    assert code == 1 and "holds a symbolic link, tests/test_link.py" in out
+    assert code == 1 and refusal in out
     _unchanged(outside)
 
 
@@ -180,10 +169,7 @@ def test_ids_in_the_state_are_validated_before_any_path_is_made(
     learner: Learner, tmp_path: Path, edit, why: str
 ):
     outside = _outside(tmp_path)
-    claimed_and_branched(learner)
-    learner.fix_one_d()
-    learner.commit("Fix", "-s")
-    learner.git("push", "-q", "-u", "origin", "fix/1234-cosine-1d")
+    pushed(learner)
     learner.practice("pr", "open", learner.body(GOOD_BODY))
     _edit_state(learner, edit)
     for command in (("status",), ("pr", "open", learner.body(GOOD_BODY)), ("reset", "merge")):

@@ -60,21 +60,16 @@ def problems(state: object) -> str | None:
         return "upstream_main: not a commit id"
     if not _is_pr_number(state.get("next_pr")):
         return "next_pr: not a pull-request number"
-    issues, tasks = state.get("issues"), state.get("tasks")
-    if not isinstance(issues, dict) or set(issues) - numbers:
-        return f"issues: keys other than this project's issues ({', '.join(sorted(numbers))})"
-    for key, record in issues.items():
-        why = _issue_problem(record)
-        if why:
-            return f"issues.{key}: {why}"
-    if not isinstance(tasks, dict) or set(tasks) - numbers:
-        return f"tasks: keys other than this project's issues ({', '.join(sorted(numbers))})"
-    for key, task in tasks.items():
-        why = _task_problem(task)
-        if why:
-            return f"tasks.{key}: {why}"
+    for name, judge in (("issues", _issue_problem), ("tasks", _task_problem)):
+        table = state.get(name)
+        if not isinstance(table, dict) or set(table) - numbers:
+            return f"{name}: keys other than this project's issues ({', '.join(sorted(numbers))})"
+        for key, entry in table.items():
+            why = judge(entry)
+            if why:
+                return f"{name}.{key}: {why}"
     current = state.get("current")
-    if current is not None and current not in tasks:
+    if current is not None and current not in state["tasks"]:
         return "current: not an issue you claimed"
     return None
 

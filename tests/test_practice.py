@@ -431,7 +431,7 @@ def test_a_benchmark_table_that_does_not_match_the_measurement(learner: Learner)
     learner.write("tests/test_checkpointing.py", GRADIENT_TEST)
     learner.commit("Checkpointing", "-s")
     learner.git("push", "-q", "-u", "origin", "feat/1235-checkpointing")
-    table = "| checkpointing | peak |\n| --- | --- |\n| off | 500.0 |\n| on | 1.0 |\n"
+    table = "| checkpointing | peak (MiB) |\n| --- | --- |\n| off | 500.0 |\n| on | 1.0 |\n"
     body = (
         "## Problem\nOut of memory. Fixes #1235\n\n## Fix\nOpt-in checkpointing.\n\n"
         "## Justification\nPer block rather than per segment.\n\n"

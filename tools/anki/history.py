@@ -74,6 +74,7 @@ class Replayed:
     lines: dict[str, LineTimes | None] = field(default_factory=dict)
     added: dict[str, int | None] = field(default_factory=dict)
 
+
 # Every setting that could change which lines git reports is pinned (see the module docstring);
 # ``tests/test_history.py`` runs with a hostile config to check it.
 _GIT = (

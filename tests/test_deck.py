@@ -563,6 +563,23 @@ def test_without_git_every_note_has_the_build_time(tmp_path):
     ) == {T2}
 
 
+def test_the_package_is_the_database_genanki_itself_writes(tmp_path, monkeypatch):
+    """The deck writes genanki's statements itself (once per entry, not once per subdeck): the
+    bytes must be those of ``genanki.Package.write_to_db``, subdecks and both note types."""
+    import genanki
+
+    root = make_course(tmp_path)
+    course = parse_course(root, syntax=MKDOCS)
+    ours = deck.build_apkg(course, timestamp=T1, root=root)
+
+    def genankis(cursor, decks, timestamp, id_gen):
+        genanki.Package(decks).write_to_db(cursor, timestamp, id_gen)
+
+    monkeypatch.setattr(deck, "_write_package", genankis)
+    assert deck.build_apkg(course, timestamp=T1, root=root) == ours
+    assert len(deck._decks(notes.note_items(course), course.config, SITE)) == 4
+
+
 def test_same_commit_gives_a_byte_identical_deck(tmp_path):
     root = make_course(tmp_path / "course")
     first = build(root, tmp_path / "a" / "deck.apkg", T1).read_bytes()

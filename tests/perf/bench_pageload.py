@@ -7,13 +7,14 @@ Run: ``.venv/bin/python tests/perf/bench_pageload.py [--runs R] [--old REF|none]
 Three sites are built into a temporary folder: ``ours`` (``python -m tools.cli build`` of this
 checkout), ``plain`` (``mkdocs build`` of the same pages with the hook taken out of a copy of
 ``mkdocs.yml``, as in ``bench_scale.py``) and ``old`` (``--old REF``, by default where HEAD left
-main, built in a worktree of its own, removed afterwards). Each is served from 127.0.0.1 by a
-server in this process. Lighthouse (npm ``lighthouse``, installed into ``.cache/lighthouse`` by
-npm on the first run; Debian's ``/usr/bin/chromium``, or ``CHROME_PATH``) audits each page R
-times, the sites alternating within a round and their order reversed from one round to the
-next, so that they share the machine's load. Printed per page, a column per site and run: the
-four category scores, FCP, LCP, Speed Index, TBT, CLS, the bytes and requests the page loads,
-its render-blocking resources and elements, the HTML's size and the search index's.
+main, built in a worktree of its own, removed afterwards). Each is served from 127.0.0.1 by the
+tests' local server (``tests/conftest.py``), in this process. Lighthouse (npm ``lighthouse``,
+installed into ``.cache/lighthouse`` by npm on the first run; Debian's ``/usr/bin/chromium``,
+or ``CHROME_PATH``) audits each page R times, the sites alternating within a round and their
+order reversed from one round to the next, so that they share the machine's load. Printed per
+page, a column per site and run: the four category scores, FCP, LCP, Speed Index, TBT, CLS, the
+bytes and requests the page loads, its render-blocking resources and elements, the HTML's size
+and the search index's.
 
 Lighthouse simulates a slow phone from the trace of a fast load, so other work on the machine
 moves every figure: the load average is printed with each round.
@@ -23,19 +24,16 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import functools
 import json
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
-import threading
-from collections.abc import Iterator
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: its local server
 
 from bench_scale import (
     PLAIN_CONFIG,
@@ -47,6 +45,7 @@ from bench_scale import (
     run,
     write_plain_config,
 )
+from conftest import serve
 
 LIGHTHOUSE = "lighthouse@12.8.2"
 TOOLS = ROOT / ".cache" / "lighthouse"
@@ -97,25 +96,6 @@ def build_sites(tmp: Path, old: str) -> dict[str, Path]:
         finally:
             git(ROOT, "worktree", "remove", "--force", str(engine))
     return sites
-
-
-class QuietHandler(SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: object) -> None:
-        pass
-
-
-@contextlib.contextmanager
-def served(site: Path) -> Iterator[str]:
-    """The site at a local address, for as long as the block runs."""
-    handler = functools.partial(QuietHandler, directory=str(site))
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/"
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 def audit(command: list[str], url: str, out: Path) -> dict[str, float]:
@@ -205,7 +185,7 @@ def main() -> None:
         print(f"sites built; load average: {load_average()}")
         results: dict[str, dict[str, dict[str, float]]] = {page: {} for page in pages}
         with contextlib.ExitStack() as stack:
-            urls = {name: stack.enter_context(served(site)) for name, site in sites.items()}
+            urls = {name: stack.enter_context(serve(site)) for name, site in sites.items()}
             for number in range(1, args.runs + 1):
                 order = list(sites) if number % 2 else list(sites)[::-1]
                 for page in pages:

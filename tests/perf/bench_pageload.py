@@ -197,8 +197,9 @@ def main() -> None:
                         figures["index KiB"] = index.stat().st_size / 1024 if index.is_file() else 0
                         results[page][f"{name} #{number}"] = figures
                 print(f"round {number} ({', '.join(order)}) done; load average: {load_average()}")
-        for page, columns in results.items():
-            show(page, dict(sorted(columns.items(), key=lambda c: list(sites).index(c[0][:-3]))))
+                for page, columns in results.items():  # so far: a later failure loses nothing
+                    key = lambda c: list(sites).index(c[0][:-3])  # noqa: E731 (sites in order)
+                    show(page, dict(sorted(columns.items(), key=key)))
 
 
 if __name__ == "__main__":

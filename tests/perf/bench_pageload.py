@@ -198,8 +198,8 @@ def main() -> None:
                         results[page][f"{name} #{number}"] = figures
                 print(f"round {number} ({', '.join(order)}) done; load average: {load_average()}")
                 for page, columns in results.items():  # so far: a later failure loses nothing
-                    key = lambda c: list(sites).index(c[0][:-3])  # noqa: E731 (sites in order)
-                    show(page, dict(sorted(columns.items(), key=key)))
+                    ordered = sorted(columns.items(), key=lambda c: list(sites).index(c[0][:-3]))
+                    show(page, dict(ordered))
 
 
 if __name__ == "__main__":

@@ -61,8 +61,10 @@ from tools.build.memo import MISSING, BuildMemo
 from tools.course import check as course_check
 from tools.course import notes, published, sanitize
 from tools.render import safe_html
+from tools.site import assets as site_assets
 from tools.site import learning_path, offline, review
 from tools.site import pages as site_pages
+from tools.site import search as site_search
 from tools.site.pages import PageBlock
 from tools.site.syntax import MKDOCS
 
@@ -100,6 +102,8 @@ class SiteBuild:
 
     def configure(self, config: MkDocsConfig) -> None:
         self.nav, self.docs = config.nav or [], Path(config.docs_dir)
+        # Stylesheets and scripts that only some pages use: on those pages only (page_context).
+        self.page_assets = site_assets.split(config.extra_css, config.extra_javascript)
         # mkdocs-jupyter keys its cache on the notebook file alone; the lab imports the snippets,
         # so a changed snippet must re-execute it: one cache folder per version of the snippets
         # (and of the kernel's settings, which decide what its outputs hold).
@@ -201,14 +205,17 @@ class SiteBuild:
 
         def convert() -> str:
             clean = sanitize.clean_page if markdown_page else sanitize.clean_notebook
-            return safe_html.notebook_math_in_html(
+            converted = safe_html.notebook_math_in_html(
                 safe_html.mathml_in_html(clean(offline.without_remote_scripts(html)))
             )
+            return converted if markdown_page else site_search.without_copies(converted)
 
         html = self.memo.get("page-content", (str(markdown_page), html), convert)
         return self.fill(html, blocks, items=False, page=page)
 
-    def page_context(self, page: Page) -> None:
+    def page_context(self, page: Page) -> dict[str, list[str]]:
+        """Put the page's items in place and have them and the page checked; the template's
+        variables for the page-only stylesheets and scripts it uses."""
         blocks = self.blocks.pop(page.file.src_uri, [])
         if blocks:
             page.content = self.fill(page.content, blocks, items=True, page=page)
@@ -231,6 +238,7 @@ class SiteBuild:
         markdown_page = page.file.src_uri.endswith(".md")
         scan = offline.active_content if markdown_page else offline.notebook_active_content
         self.check_later("active-content", page.content, scan, page)
+        return self.page_assets.of("".join(block.html for block in blocks))
 
     def fill(self, html: str, blocks: list[PageBlock], *, items: bool, page: Page) -> str:
         """:func:`tools.site.pages.fill_blocks`, its problems as ``path:line`` build errors."""
@@ -262,32 +270,9 @@ class SiteBuild:
         self.background.flush()
         for job, use in self.pending:
             use(_result(job))
-        self.add_search_entries(Path(config.site_dir) / "search" / "search_index.json")
+        index_file = Path(config.site_dir) / "search" / "search_index.json"
+        site_search.add_item_entries(index_file, self.search_entries)
         self.memo.save()
-
-    def add_search_entries(self, index_file: Path) -> None:
-        """Put each page's card and question entries after that page's own entries in Material's
-        search index (its client expects a page's entry before those of its sections)."""
-        if not self.search_entries or not index_file.is_file():  # no Material search
-            return
-        index = json.loads(index_file.read_text("utf-8"))
-        docs: list[dict[str, Any]] = []
-        for entry in index["docs"]:
-            url = entry["location"].partition("#")[0]
-            if docs and docs[-1]["location"].partition("#")[0] != url:
-                docs += self.entries_of(docs[-1]["location"].partition("#")[0])
-            docs.append(entry)
-        if docs:
-            docs += self.entries_of(docs[-1]["location"].partition("#")[0])
-        index["docs"] = docs
-        index_file.write_text(json.dumps(index, ensure_ascii=False, separators=(",", ":")), "utf-8")
-
-    def entries_of(self, url: str) -> list[dict[str, str]]:
-        entries = self.search_entries.pop(url, [])
-        return [
-            {"location": f"{url}#{e['anchor']}", "title": e["title"], "text": e["text"]}
-            for e in entries
-        ]
 
     def close(self) -> None:
         self._pool.close()
@@ -352,8 +337,9 @@ def on_page_context(
     """Put the page's cards and quizzes in place, once the search has indexed the page without
     them: each card and question gets a search entry of its own instead (see
     :func:`on_post_build`), which links to it, and Material's search never parses their markup.
-    A Markdown page's content is checked for script in the background."""
-    _build.page_context(page)
+    A Markdown page's content is checked for script in the background. The page-only
+    stylesheets and scripts it uses go to the template (:mod:`tools.site.assets`)."""
+    context.update(_build.page_context(page))
     return context
 
 

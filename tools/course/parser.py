@@ -192,7 +192,8 @@ def assemble(
 ) -> Course:
     """The course from its parsed files (:func:`parse_files`, in any order and any number of
     parts), with the course-wide rules checked: unique ids, links that resolve."""
-    from tools.course import identity, links, published  # they read other files
+    from tools.course import config as course_config  # they read other files
+    from tools.course import identity, links, published
 
     found = {path: rest for path, *rest in parsed}
     errors = list(sources.errors)
@@ -206,6 +207,7 @@ def assemble(
     errors.extend(links.check(pages, root / docs_dir, generated=generated_files(sources.config)))
     active = sources.config.active_files if sources.config else ()
     errors.extend(published.check(root, docs_dir, active))
+    errors.extend(course_config.theme_problems(root))
     errors.extend(identity.check(root))
     return Course(
         pages=pages, errors=sorted(errors, key=lambda e: e.location), config=sources.config

@@ -351,8 +351,11 @@ def on_page_context(
 
 
 def on_post_page(output: str, *, page: Page, config: MkDocsConfig) -> str:
-    """Check the built page for remote loads, in the background."""
+    """Check the whole built page, in the background, for remote loads and for script that is
+    not the theme's own: the theme's partials, ``overrides/`` and the settings they print are
+    scanned like the content."""
     _build.check_later("remote-loads", output, offline.remote_loads, page)
+    _build.check_later("built-page-script", output, offline.built_page_active_content, page)
     return output
 
 
@@ -388,5 +391,10 @@ def _refuse(kind: str, src_uri: str, found: list[str]) -> None:
         raise PluginError(
             f"docs/{src_uri}: raw HTML that would run script: {found[0]} "
             "(write it as text or in code)"
+        )
+    if kind == "built-page-script":
+        raise PluginError(
+            f"docs/{src_uri}: the built page would run script that is not the theme's own: "
+            f"{found[0]} (from overrides/, a theme setting or an extra: setting in mkdocs.yml)"
         )
     raise PluginError(f"docs/{src_uri} would load from outside the site: {found[0]}")

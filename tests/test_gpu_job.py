@@ -92,7 +92,9 @@ def test_any_other_file_the_run_changes_fails_the_job_and_ships_nothing(repo, ho
 
 
 def test_a_deleted_results_file_fails_the_job(repo):
-    done, _ = _run(repo, f"{WRITE}docs/benchmarks/{EXPECTED}; rm docs/benchmarks/checkpointing-cpu.json")
+    done, _ = _run(
+        repo, f"{WRITE}docs/benchmarks/{EXPECTED}; rm docs/benchmarks/checkpointing-cpu.json"
+    )
     assert done.returncode == 1 and "checkpointing-cpu.json" in done.stderr
 
 

@@ -76,20 +76,25 @@ def test_a_top_level_setting_with_markup_is_refused_at_its_line(course, old, new
 
 EXTRA = [
     (
-        "  alternate:\n    - name: '<img src=x onerror=alert(1)>'\n      link: ./\n      lang: en\n",
+        "  alternate:\n    - name: '<img src=x onerror=alert(1)>'\n      link: ./\n"
+        "      lang: en\n",
         "extra.alternate.name",
         1,
     ),
     ("  consent:\n    title: '<script>alert(1)</script>'\n", "extra.consent.title", 1),
     (
-        "  consent:\n    title: Cookies\n    description: '<a href=\"javascript:alert(1)\">x</a>'\n",
+        "  consent:\n    title: Cookies\n"
+        "    description: '<a href=\"javascript:alert(1)\">x</a>'\n",
         "extra.consent.description",
         2,
     ),
     ("  homepage: 'javascript:alert(1)'\n", "extra.homepage", 0),
     ("  homepage: ' JaVaScRiPt:alert(1)'\n", "extra.homepage", 0),
-    ("  social:\n    - icon: fontawesome/brands/github\n      link: 'data:text/html,x'\n",
-     "extra.social.link", 2),  # fmt: skip
+    (
+        "  social:\n    - icon: fontawesome/brands/github\n      link: 'data:text/html,x'\n",
+        "extra.social.link",
+        2,
+    ),
     ("  generator: '<script>x</script>'\n", "extra.generator", 0),
 ]
 
@@ -116,7 +121,11 @@ def test_a_theme_logo_from_elsewhere_is_refused(course):
 
 
 def test_plain_settings_and_an_allowed_copyright_link_pass(course):
-    _set(course, "copyright:", 'copyright: Text CC BY 4.0 · <a href="https://mit-license.org">MIT</a>')
+    _set(
+        course,
+        "copyright:",
+        'copyright: Text CC BY 4.0 · <a href="https://mit-license.org">MIT</a>',
+    )
     _add_extra(course, "  homepage: https://example.org/\n  consent:\n    title: Cookies\n")
     assert run_cli(course, "check").returncode == 0
 
@@ -174,7 +183,10 @@ def test_script_outside_the_content_of_a_built_page_is_found(built_site, injecte
     ("name", "body"),
     [
         ("page.xht", '<html xmlns="http://www.w3.org/1999/xhtml"><script>alert(1)</script></html>'),
-        ("page.xhtm", '<html xmlns="http://www.w3.org/1999/xhtml"><script>alert(1)</script></html>'),
+        (
+            "page.xhtm",
+            '<html xmlns="http://www.w3.org/1999/xhtml"><script>alert(1)</script></html>',
+        ),
         ("page.mht", "MIME-Version: 1.0\n\n<script>alert(1)</script>"),
         ("page.shtm", "<script>alert(1)</script>"),
         ("feed.rss", "<rss><script>alert(1)</script></rss>"),
@@ -203,10 +215,14 @@ def test_a_listed_document_and_inert_files_pass(course):
 @pytest.mark.parametrize(
     ("data", "why"),
     [
-        (codecs.BOM_UTF16_LE + "p{background:url(https://e.org/x.png)}".encode("utf-16-le"),
-         "utf-16le"),  # fmt: skip
-        (codecs.BOM_UTF16_BE + "p{background:url(https://e.org/x.png)}".encode("utf-16-be"),
-         "utf-16be"),  # fmt: skip
+        (
+            codecs.BOM_UTF16_LE + "p{background:url(https://e.org/x.png)}".encode("utf-16-le"),
+            "utf-16le",
+        ),
+        (
+            codecs.BOM_UTF16_BE + "p{background:url(https://e.org/x.png)}".encode("utf-16-be"),
+            "utf-16be",
+        ),
         (b'@charset "windows-1252";\np{content:"\xe9"}', "windows-1252"),
         (b"p{}\np{content:'\xff'}", "not valid UTF-8"),
     ],

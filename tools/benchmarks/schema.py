@@ -47,7 +47,9 @@ def validate(data: Any, text: str, rel: Path, name: str) -> None:
     lines = value_lines(text)
     rows = data.get("rows") if isinstance(data, dict) else None
     if isinstance(rows, list) and len(rows) > MAX_ROWS:  # alone, before the schema walks them
-        _raise(rel, [(lines[("rows",)], f"rows: {len(rows)} rows, more than the {MAX_ROWS} allowed")])
+        _raise(
+            rel, [(lines[("rows",)], f"rows: {len(rows)} rows, more than the {MAX_ROWS} allowed")]
+        )
     problems = []
     for error in _VALIDATOR.iter_errors(data):
         path = tuple(error.absolute_path)

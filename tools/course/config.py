@@ -172,7 +172,9 @@ def theme_problems(root: Path) -> list[CourseError]:
     extra = config.get("extra") or {}
     for key, why in _REFUSED_EXTRA.items():
         if isinstance(extra, dict) and extra.get(key) is not None:
-            found.append(CourseError(_where(text, key), f"{why}: remove it (the site stays offline)"))
+            found.append(
+                CourseError(_where(text, key), f"{why}: remove it (the site stays offline)")
+            )
     stack = [((key,), config.get(key)) for key in reversed(_TEXT_SETTINGS)]
     while stack:
         path, value = stack.pop()
@@ -202,7 +204,7 @@ def _setting_problem(path: tuple[str, ...], value: str) -> str | None:
             return "the page loads it: it must be a file of the site"
         return None
     if _MARKUP.search(value):
-        return "the theme prints it into HTML unescaped: write it without <, >, \" or `"
+        return 'the theme prints it into HTML unescaped: write it without <, >, " or `'
     return None
 
 

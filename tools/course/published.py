@@ -64,7 +64,9 @@ def check(root: Path, docs_dir: str, active_files: tuple[str, ...]) -> list[Cour
             if name in names and path.suffix.lower() == ".css":
                 errors += _remote_css(path, f"{docs_dir}/{rel}")
             if name in names and rel not in listed and not _inert(path):
-                kind = f"{path.suffix} files" if path.suffix else "a file without a suffix holding <"
+                kind = (
+                    f"{path.suffix} files" if path.suffix else "a file without a suffix holding <"
+                )
                 errors.append(
                     CourseError(
                         where,

@@ -9,7 +9,6 @@ script runs on a copy of the repository's ``.ci/`` so nothing here touches ``doc
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import shutil
 import subprocess
@@ -18,6 +17,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from test_publishing import _gpu_memory
 
 ROOT = Path(__file__).resolve().parents[1]
 DEVICE = "NVIDIA H200"
@@ -122,13 +122,6 @@ def test_a_script_rewritten_by_the_run_still_does_what_it_said(repo):
         repo, f"{WRITE}docs/benchmarks/{EXPECTED}; {WRITE}out/x.json; echo 'exit 0' > {script}"
     )
     assert done.returncode == 1 and "out/x.json" in done.stderr
-
-
-def _gpu_memory():
-    spec = importlib.util.spec_from_file_location("gpu_memory", ROOT / ".ci" / "gpu_memory.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def test_the_device_check_imports_torch_alone():

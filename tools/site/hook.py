@@ -37,7 +37,6 @@ The course is the folder of the ``mkdocs.yml`` being built, so another course wi
 from __future__ import annotations
 
 import contextlib
-import json
 import sys
 from collections.abc import Callable
 from concurrent.futures import Future

@@ -323,7 +323,7 @@ def test_an_interruption_or_exhaustion_is_a_message(
     def fail(*_args):
         raise error
 
-    monkeypatch.setattr(cli, "_checked", lambda root: object())
+    monkeypatch.setattr(cli, "_checked", lambda root, **_: object())
     monkeypatch.setattr(cli, "_progress_direction", fail)
     assert cli.cmd_progress(progress_args(tmp_path)) == code
     err = capsys.readouterr().err
@@ -331,7 +331,7 @@ def test_an_interruption_or_exhaustion_is_a_message(
 
 
 def test_a_ctrl_c_while_the_course_is_checked_is_a_message(tmp_path, monkeypatch, capsys):
-    def interrupted(_root):
+    def interrupted(_root, **_):
         raise KeyboardInterrupt
 
     monkeypatch.setattr(cli, "_checked", interrupted)

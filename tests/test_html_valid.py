@@ -77,11 +77,6 @@ def plain_build(tmp_path: Path) -> Path:
     return root / "plain"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known regression since the confined lab execution (tools/site/lab.py): the lab page "
-    "holds a <style> inside <article>, which HTML does not allow there; fix first next session",
-)
 def test_the_course_adds_no_html_errors_to_its_pages(built_site, tmp_path):
     vnu = _vnu()
     course, plain = errors_by_page(vnu, built_site, plain_build(tmp_path))

@@ -250,11 +250,6 @@ def test_links_in_cards_and_quizzes_are_checked(linked, link, problem):
         assert all(problem in e for e in errors), errors
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known regression since 2452af8 (quiz option order and cues): links in a ??? block's "
-    "later paragraphs and nested admonitions are no longer checked; fix first next session",
-)
 def test_links_in_prose_get_the_same_check_with_file_and_line_all_in_one_run(linked):
     """Prose, a list, a quote and an admonition's body (indented: CommonMark's code, Python-
     Markdown's text) are checked as cards are, so a broken link is a ``check`` error, never a

@@ -421,13 +421,13 @@ def _stray_separators(src: _Source, tokens: list[Token]) -> None:
         src.error(lines[0], message)
 
 
-_ADMONITION = re.compile(r"^\s*(?:!!!|\?\?\?\+?)\s*[A-Za-z]")
+_ADMONITION_START = re.compile(r"^\s*(?:!!!|\?\?\?\+?)\s*[A-Za-z]")
 
 
 def _admonition_body(src: _Source, line0: int) -> bool:
     """Whether the indented block starting at ``line0`` follows an ``!!!``/``???`` line."""
     above = [line for line in src.lines[:line0] if line.strip()]
-    return bool(above) and bool(_ADMONITION.match(above[-1]))
+    return bool(above) and bool(_ADMONITION_START.match(above[-1]))
 
 
 _NESTED_CONTAINER = (
@@ -539,14 +539,14 @@ def _page_references(
     return sorted(out, key=lambda ref: ref.location)
 
 
-_ADMONITION = re.compile(r"^( *)(?:!!!|\?\?\?\+?)[ \t]")
+_ADMONITION_OPENER = re.compile(r"^( *)(?:!!!|\?\?\?\+?)[ \t]")
 
 
 def _admonition_bodies(lines: list[str]) -> Iterator[tuple[int, int, int]]:
     """``(first, end, indent)`` of each admonition body in ``lines`` (0-based, end exclusive)."""
     index = 0
     while index < len(lines):
-        opener = _ADMONITION.match(lines[index])
+        opener = _ADMONITION_OPENER.match(lines[index])
         index += 1
         if not opener:
             continue
@@ -870,7 +870,7 @@ def _duplicate_questions(src: _Source, questions: list[Question]) -> None:
 
 # --- running text -----------------------------------------------------------------------------
 
-_ADMONITION = re.compile(r"^(!!!|\?\?\?\+?)\s+\S+(?:\s+\"[^\"]*\")?\s*")
+_ADMONITION_HEAD = re.compile(r"^(!!!|\?\?\?\+?)\s+\S+(?:\s+\"[^\"]*\")?\s*")
 _FENCE = re.compile(r"^\s*(```|~~~)")
 
 
@@ -902,7 +902,7 @@ def _prose(src: _Source, tokens: list[Token]) -> tuple[Prose, ...]:
             opening = tokens[index - 1]
             top = opening.type == "paragraph_open" and opening.level == 0
             text = token.content.strip()
-            head = _ADMONITION.match(text) if top else None
+            head = _ADMONITION_HEAD.match(text) if top else None
             if head:
                 admonition = head.group(1)[:3]
                 if admonition == "!!!":

@@ -202,6 +202,7 @@ class SiteBuild:
                 render(config, files)
             finally:
                 page.file.abs_src_path = source
+            page.content = lab.without_stray_style(page.content or "")
 
         page.render = render_executed
 

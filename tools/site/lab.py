@@ -28,6 +28,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import shutil
 import signal
 import site
@@ -48,6 +49,17 @@ TIMEOUT_S = (
 # the copy, never over TCP, which the confinement refuses anyway.
 KERNEL_ENV = {"KINETO_LOG_LEVEL": "6", "PYTHONDONTWRITEBYTECODE": "1"}
 _KERNEL_CONFIG = {"KernelManager": {"transport": "ipc"}}
+
+
+# mkdocs-jupyter, given an ``.ipynb``, appends ``<style>{resources["inlining"]["css"]}</style>``
+# to the notebook's HTML: the Python list's repr of the stylesheets its template has already
+# inlined one by one. Inside ``<article>`` that is invalid HTML and CSS that parses as nothing.
+_STRAY_STYLE = re.compile(r"\s*<style>\s*\[.*?\]\s*</style>\s*\Z", re.DOTALL)
+
+
+def without_stray_style(html: str) -> str:
+    """The executed notebook's HTML without the list repr mkdocs-jupyter appends as a style."""
+    return _STRAY_STYLE.sub("", html)
 
 
 class LabError(Exception):

@@ -4,7 +4,9 @@ The parser never renders. It reads CommonMark tokens (so a ``:::`` inside a code
 code or math is never mistaken for a card), keeps the raw Markdown source of every side, option
 and explanation, and records where each item came from. Problems are collected, not raised, so
 one run reports all of them; each is a :class:`~tools.course.model.CourseError` naming file
-and line.
+and line. The rules live in :mod:`tools.course.rules`, one module per item kind;
+:func:`parse_page` runs them as :mod:`tools.course.rules.table` says, and the functions here
+read the course's files and check the rules that span pages.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The engine's layers, read from its imports: no import cycle, and no import that points from a
 lower layer to a higher one or into a library that belongs to another layer.
 
-Layers, lowest first: ``build`` (knows no course), ``course`` and ``benchmarks`` (the course as
+Layers, lowest first: ``buildkit`` (knows no course), ``course`` and ``benchmarks`` (the course as
 data), ``render`` (safe HTML for both targets), then the two targets ``anki`` and ``site``, and the
 CLI on top; ``practice`` (the practice workspace) stands alone, because the site's zip carries
 it without the rest of the engine. Only ``site`` imports a site generator; only ``anki`` imports
@@ -19,14 +19,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 MAY_IMPORT = {  # layer -> the layers of the engine it may import
-    "build": {"build"},
+    "buildkit": {"buildkit"},
     "benchmarks": {"benchmarks"},
-    "course": {"build", "course", "benchmarks"},
-    "render": {"build", "course", "render"},
-    "anki": {"build", "course", "render", "anki"},
-    "site": {"build", "course", "benchmarks", "render", "site"},
+    "course": {"buildkit", "course", "benchmarks"},
+    "render": {"buildkit", "course", "render"},
+    "anki": {"buildkit", "course", "render", "anki"},
+    "site": {"buildkit", "course", "benchmarks", "render", "site"},
     "practice": {"practice"},  # ships on its own in the site's zip: it needs no other part
-    "": {"", "build", "course", "benchmarks", "render", "anki", "site", "practice"},  # cli
+    "": {"", "buildkit", "course", "benchmarks", "render", "anki", "site", "practice"},  # cli
 }
 LIBRARIES = {  # library -> the only layers that may import it
     "mkdocs": {"site"},
@@ -178,9 +178,9 @@ def test_the_checks_find_a_planted_cycle_and_planted_forbidden_imports(tmp_path)
             "if TYPE_CHECKING:\n    from tools.site.page import P\nimport markdown.extensions\n",
             "tools/site/__init__.py": "",
             "tools/site/page.py": "from . import page\nimport genanki\n",
-            "tools/bootstrap.py": "import os\nfrom tools.build import facts\n",
-            "tools/build/__init__.py": "",
-            "tools/build/facts.py": "import yaml\n",
+            "tools/bootstrap.py": "import os\nfrom tools.buildkit import facts\n",
+            "tools/buildkit/__init__.py": "",
+            "tools/buildkit/facts.py": "import yaml\n",
         },
     )
     edges = graph(root)
@@ -190,7 +190,7 @@ def test_the_checks_find_a_planted_cycle_and_planted_forbidden_imports(tmp_path)
         "tools.course.c -> tools.site.page",
         "tools.site.page -> genanki",
     ]
-    assert not_bare(edges, BARE_PYTHON) == ["tools.build.facts -> yaml"]
+    assert not_bare(edges, BARE_PYTHON) == ["tools.buildkit.facts -> yaml"]
 
 
 def test_the_checks_pass_a_tree_that_keeps_the_layers(tmp_path):
@@ -198,11 +198,11 @@ def test_the_checks_pass_a_tree_that_keeps_the_layers(tmp_path):
         tmp_path,
         {
             "tools/course/__init__.py": "",
-            "tools/course/a.py": "import re\nfrom tools.build import facts\n",
+            "tools/course/a.py": "import re\nfrom tools.buildkit import facts\n",
             "tools/site/__init__.py": "",
             "tools/site/page.py": "import markdown\nfrom tools.course.a import x\n",
-            "tools/build/__init__.py": "",
-            "tools/build/facts.py": "import os\n",
+            "tools/buildkit/__init__.py": "",
+            "tools/buildkit/facts.py": "import os\n",
             "tools/cli.py": "from tools.site import page\n",
             "tools/bootstrap.py": "import os\n",
         },
@@ -213,7 +213,7 @@ def test_the_checks_pass_a_tree_that_keeps_the_layers(tmp_path):
 
 def test_no_engine_file_is_ignored_by_git():
     """``.gitignore``'s ``site/`` and ``build/`` (the build's outputs) would also hide
-    ``tools/site/`` and ``tools/build/``: a new module there would never be committed."""
+    ``tools/site/`` and ``tools/buildkit/``: a new module there would never be committed."""
     import shutil
     import subprocess
 

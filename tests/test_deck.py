@@ -28,7 +28,7 @@ anki_collection = pytest.importorskip("anki.collection", reason="the anki packag
 from conftest import with_course_settings  # noqa: E402
 
 from tools.anki import deck, note_dates  # noqa: E402
-from tools.build.buildinfo import ROOT  # noqa: E402
+from tools.buildkit.buildinfo import ROOT  # noqa: E402
 from tools.course import config as course_config  # noqa: E402
 from tools.course import notes  # noqa: E402
 from tools.course.parser import parse_course, parse_page  # noqa: E402

@@ -319,7 +319,7 @@ PLAIN_OR_NOT = [
 
 
 def course_texts() -> list[str]:
-    from tools.build.buildinfo import ROOT
+    from tools.buildkit.buildinfo import ROOT
     from tools.course.check import load_checked_course
 
     course = load_checked_course(ROOT, syntax=MKDOCS)

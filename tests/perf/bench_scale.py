@@ -56,7 +56,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from tools.anki import deck, deck_cache, history, note_dates  # noqa: E402
-from tools.build import buildinfo  # noqa: E402
+from tools.buildkit import buildinfo  # noqa: E402
 from tools.course import check as course_check  # noqa: E402
 from tools.course import notes  # noqa: E402
 from tools.site import review  # noqa: E402

@@ -38,7 +38,7 @@ from pathlib import Path
 import genanki
 
 from tools.anki import note_dates
-from tools.build.buildinfo import ROOT, write_atomically
+from tools.buildkit.buildinfo import ROOT, write_atomically
 from tools.course import links, model, notes
 from tools.course.links import page_url
 from tools.course.model import Card, Course, CourseConfig, Page, Question

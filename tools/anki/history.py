@@ -26,7 +26,7 @@ Every option that changes which lines a diff reports is pinned on the command li
 prefixes, inter-hunk context, rename detection, root commit, ...), so a contributor's git config
 cannot change the answers. Git's output is read as bytes: text mode would turn a lone CR inside
 a line into a line break, and fails on content that is not UTF-8 (which is why this module does
-not use :func:`tools.build.buildinfo.git`).
+not use :func:`tools.buildkit.buildinfo.git`).
 
 The working tree comes last: ``git diff HEAD`` marks changed and added lines None, and a file
 HEAD does not have (untracked, ignored, only staged) is None throughout.
@@ -58,7 +58,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tools.build.buildinfo import write_atomically
+from tools.buildkit.buildinfo import write_atomically
 
 CACHE = Path(".cache") / "history" / "lines.json"
 CACHE_VERSION = 2

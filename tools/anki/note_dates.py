@@ -26,7 +26,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from tools.anki import history
-from tools.build.buildinfo import git
+from tools.buildkit.buildinfo import git
 from tools.course.model import Page
 from tools.course.notes import NoteItem
 from tools.course.parser import split_lines

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import yaml
 
-from tools.build.buildinfo import git
+from tools.buildkit.buildinfo import git
 from tools.course import config as course_config
 from tools.course.model import CourseError, Location
 

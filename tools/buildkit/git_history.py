@@ -33,7 +33,7 @@ HEAD does not have (untracked, ignored, only staged) is None throughout.
 
 Git ends lines at LF only; the course parser also ends them at a lone CR. Each git line's time
 goes to every parser line inside it; :func:`_parser_lines` must agree with
-``tools.course.parser.split_lines`` (tests/test_history.py checks it). It is not imported from
+``tools.course.parser.split_lines`` (tests/test_git_history.py checks it). It is not imported from
 there: that module loads markdown-it, and works on decoded text where this works on bytes.
 
 Cache: the replayed state at HEAD (every file under the top folders, which renames need) is kept
@@ -76,7 +76,7 @@ class Replayed:
 
 
 # Every setting that could change which lines git reports is pinned (see the module docstring);
-# ``tests/test_history.py`` runs with a hostile config to check it.
+# ``tests/test_git_history.py`` runs with a hostile config to check it.
 _GIT = (
     "git",
     "-c",

@@ -9,7 +9,7 @@ caches, the worker pool), ``course/`` (settings, model, parser, checks, note ide
 Material, Python-Markdown or pymdownx; MkDocs calls the engine through ``tools/site/hook.py``).
 What assumes MkDocs' toolchain without importing it: :mod:`tools.site.pages` relies on
 Python-Markdown passing a raw HTML placeholder through, writes ``attr_list`` syntax on Urdu
-headings and uses Material's ``md-button`` class, and :mod:`tools.render.safe_html` turns the
+headings and uses Material's ``md-button`` class, and :mod:`tools.render.markdown_html` turns the
 math spans that pymdownx.arithmatex writes into MathML. Another generator would need its own
 ``site/`` and its own version of that math step.
 This package's ``__init__`` must stay importable by a bare Python (no dependencies), because

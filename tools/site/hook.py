@@ -57,7 +57,7 @@ from tools.buildkit import buildinfo, workers
 from tools.buildkit.memo import MISSING, BuildMemo
 from tools.course import check as course_check
 from tools.course import notes, published, sanitize
-from tools.render import safe_html
+from tools.render import mathml
 from tools.site import assets as site_assets
 from tools.site import lab, learning_path, offline, outputs, review
 from tools.site import pages as site_pages
@@ -239,8 +239,8 @@ class SiteBuild:
 
         def convert() -> str:
             clean = sanitize.clean_page if markdown_page else sanitize.clean_notebook
-            converted = safe_html.notebook_math_in_html(
-                safe_html.mathml_in_html(clean(offline.without_remote_scripts(html)))
+            converted = mathml.notebook_math_in_html(
+                mathml.mathml_in_html(clean(offline.without_remote_scripts(html)))
             )
             return converted if markdown_page else site_search.without_copies(converted)
 

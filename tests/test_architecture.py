@@ -59,7 +59,7 @@ def imports(name: str, path: Path, known: dict[str, Path]) -> set[str]:
             if node.level:
                 base = ".".join(package.split(".")[: len(package.split(".")) - node.level + 1])
                 base = f"{base}.{node.module}" if node.module else base
-            for alias in node.names:  # ``from tools.x import y``: y may be a module
+            for alias in node.names:  # ``from tools.X import Y``: Y may be a module
                 out.add(f"{base}.{alias.name}" if f"{base}.{alias.name}" in known else base)
     return {_engine_module(m, known) if m.startswith("tools") else m.split(".")[0] for m in out}
 
@@ -212,8 +212,9 @@ def test_the_checks_pass_a_tree_that_keeps_the_layers(tmp_path):
 
 
 def test_no_engine_file_is_ignored_by_git():
-    """``.gitignore``'s ``site/`` and ``build/`` (the build's outputs) would also hide
-    ``tools/site/`` and ``tools/buildkit/``: a new module there would never be committed."""
+    """``.gitignore``'s ``site/`` and ``build/`` (the build's outputs) hide every folder of that
+    name: an engine folder so named would need a negation, or its new modules would never be
+    committed."""
     import shutil
     import subprocess
 

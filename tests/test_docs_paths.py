@@ -1,5 +1,5 @@
-"""Docs stay true: every ``tools/...`` or ``snippets/...`` path, and every ``tools.x.y`` or
-``snippets.x`` module, that the README, CONTRIBUTING, a comment, a docstring or a message names
+"""Docs stay true: every ``tools/...`` or ``snippets/...`` path, and every ``tools.X.Y`` or
+``snippets.X`` module, that the README, CONTRIBUTING, a comment, a docstring or a message names
 exists; and CONTRIBUTING's map of ``tools/`` names every folder and module in it.
 
 Both read the tree when they run, so a rename or a move fails here until every mention follows it.
@@ -103,7 +103,7 @@ def path_exists(root: Path, path: str) -> bool:
 
 
 def module_exists(root: Path, dotted: str) -> bool:
-    """``tools.a.b`` names a package, a module, or a module's top-level name."""
+    """``tools.A.B`` names a package, a module, or a module's top-level name."""
     parts = dotted.split(".")
     here = root / parts[0]
     for depth, part in enumerate(parts[1:], start=1):

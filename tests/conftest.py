@@ -323,7 +323,7 @@ def course_deck() -> tuple[list[str], bytes]:
     """The course deck for the progress tests: ``(GUIDs in course order, the built .apkg)`` at a
     fixed time."""
     from tools.anki import deck
-    from tools.build.buildinfo import ROOT
+    from tools.buildkit.buildinfo import ROOT
     from tools.course import notes
     from tools.course.parser import parse_course
     from tools.site.syntax import MKDOCS

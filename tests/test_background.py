@@ -1,5 +1,5 @@
-"""The build's second process (tools/build/workers.py): it really is another process, its failures
-reach the build, and it is not used where forking would not help or would not be safe."""
+"""The build's second process (tools/buildkit/workers.py): it really is another process, its
+failures reach the build, and it is not used where forking would not help or would not be safe."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import threading
 import pytest
 from conftest import ROOT
 
-from tools.build import workers as background
-from tools.build.workers import Background
+from tools.buildkit import workers as background
+from tools.buildkit.workers import Background
 
 
 def fail() -> None:
@@ -141,7 +141,7 @@ def test_workers_exit_when_the_build_is_killed(tmp_path):
 
     script = (
         "import os, time, sys\n"
-        "from tools.build import workers as background\n"
+        "from tools.buildkit import workers as background\n"
         "background._may_fork = lambda: True\n"
         "b = background.Background(workers=1)\n"
         "print(b.submit(os.getpid).result(), flush=True)\n"

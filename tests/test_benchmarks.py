@@ -45,7 +45,7 @@ from torch.utils.checkpoint import checkpoint
 from tools import benchmarks
 from tools.benchmarks.formatting import fmt_bytes
 from tools.benchmarks.results import REGENERATE
-from tools.build.buildinfo import ROOT
+from tools.buildkit.buildinfo import ROOT
 from tools.course.check import load_checked_course
 from tools.site.syntax import MKDOCS
 

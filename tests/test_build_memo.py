@@ -1,4 +1,4 @@
-"""The memo of page work between builds (tools/build/memo.py): reused only for the same inputs
+"""The memo of page work between builds (tools/buildkit/memo.py): reused only for the same inputs
 and the same engine, dropped when unreadable, and never grown past one build's entries."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from tools.build import memo as build_memo
-from tools.build.memo import BuildMemo
+from tools.buildkit import memo as build_memo
+from tools.buildkit.memo import BuildMemo
 
 
 def never() -> str:
@@ -93,8 +93,8 @@ def test_a_memo_that_cannot_be_written_costs_only_time(tmp_path: Path):
 
 
 def test_cache_keys_keep_their_parts_apart_and_carry_the_cache_format(monkeypatch):
-    from tools.build import digest
-    from tools.build.digest import Digest
+    from tools.buildkit import digest
+    from tools.buildkit.digest import Digest
 
     assert Digest("ab", "c").hexdigest() != Digest("a", "bc").hexdigest()
     assert Digest().data(b"a").data(b"b").hexdigest() != Digest().data(b"ab").hexdigest()

@@ -13,8 +13,8 @@ from conftest import copy_course
 
 from tools import benchmarks, cli
 from tools.anki import deck, deck_cache
-from tools.build import workers as background
-from tools.build.buildinfo import ROOT
+from tools.buildkit import workers as background
+from tools.buildkit.buildinfo import ROOT
 from tools.course import parser
 from tools.course.check import load_checked_course
 from tools.site import offline

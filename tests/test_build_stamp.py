@@ -1,4 +1,4 @@
-"""The no-op rebuild (tools/build/stamp.py): skipped only when no input changed and the site
+"""The no-op rebuild (tools/buildkit/stamp.py): skipped only when no input changed and the site
 folder is as the last build left it; any other change builds."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ import pytest
 from conftest import copy_course
 
 from tools import cli
-from tools.build import buildinfo
-from tools.build import stamp as build_stamp
+from tools.buildkit import buildinfo
+from tools.buildkit import stamp as build_stamp
 
 
 def make(root: Path) -> tuple[Path, Path]:
@@ -128,7 +128,7 @@ def test_a_no_op_rebuild_of_the_course_runs_nothing_and_keeps_the_site(tmp_path,
 
 
 def test_an_atomic_write_that_fails_leaves_the_old_file_and_no_temporary(tmp_path, monkeypatch):
-    """The one writer of caches and decks (tools.build.buildinfo.write_atomically)."""
+    """The one writer of caches and decks (tools.buildkit.buildinfo.write_atomically)."""
     path = tmp_path / "cache" / "file.json"
     buildinfo.write_atomically(path, b"old")
     assert path.read_bytes() == b"old" and oct(path.stat().st_mode & 0o777) == "0o644"

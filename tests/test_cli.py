@@ -6,7 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tools.build.buildinfo import ROOT
+from tools.buildkit.buildinfo import ROOT
 
 
 def cli(*args: str) -> subprocess.CompletedProcess[str]:

@@ -12,7 +12,7 @@ import pytest
 
 pytest.importorskip("markdown_it", reason="the course engine's dependencies are not installed")
 
-from tools.build.buildinfo import ROOT
+from tools.buildkit.buildinfo import ROOT
 from tools.course import cues
 from tools.course.parser import parse_page
 from tools.site.syntax import MKDOCS

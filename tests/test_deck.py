@@ -28,7 +28,7 @@ anki_collection = pytest.importorskip("anki.collection", reason="the anki packag
 from conftest import with_course_settings  # noqa: E402
 
 from tools.anki import deck, note_dates  # noqa: E402
-from tools.build.buildinfo import ROOT  # noqa: E402
+from tools.buildkit.buildinfo import ROOT  # noqa: E402
 from tools.course import config as course_config  # noqa: E402
 from tools.course import notes  # noqa: E402
 from tools.course.parser import parse_course, parse_page  # noqa: E402
@@ -456,11 +456,11 @@ def unchanged_renderer(root: Path) -> tuple[Path, ...]:
 
 def test_renderer_files_are_the_modules_that_render_notes():
     from tools.course import links, model
-    from tools.render import safe_html
+    from tools.render import markdown_html, mathml
 
     files = set(deck.RENDERER_FILES)
     assert all(path.is_file() for path in files), files
-    modules = (safe_html, links, deck, model, notes)
+    modules = (markdown_html, mathml, links, deck, model, notes)
     assert {Path(module.__file__) for module in modules} <= files
 
 

@@ -21,7 +21,7 @@ anki_collection = pytest.importorskip("anki.collection", reason="the anki packag
 from test_deck import SITE, T2, import_apkg  # noqa: E402
 
 from tools.anki import deck  # noqa: E402
-from tools.build.buildinfo import ROOT  # noqa: E402
+from tools.buildkit.buildinfo import ROOT  # noqa: E402
 from tools.course.parser import parse_course  # noqa: E402
 from tools.site.syntax import MKDOCS  # noqa: E402
 

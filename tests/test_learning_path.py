@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tools.build.buildinfo import ROOT
+from tools.buildkit.buildinfo import ROOT
 from tools.site import learning_path
 
 NAV = [

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from conftest import skip_or_fail
 
-from tools.build.buildinfo import ROOT
+from tools.buildkit.buildinfo import ROOT
 
 
 def _ruff() -> list[str]:

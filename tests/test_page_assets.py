@@ -12,7 +12,7 @@ from pathlib import Path
 
 import yaml
 
-from tools.build.buildinfo import ROOT
+from tools.buildkit.buildinfo import ROOT
 from tools.site import assets
 
 LESSON = "lessons/02-gradient-checkpointing.html"  # cards and a quiz, no planner

@@ -7,8 +7,8 @@ import re
 
 import pytest
 
+from tools.render.mathml import tex_to_mathml
 from tools.render.mathml_trim import without_inferred_rows
-from tools.render.safe_html import tex_to_mathml
 
 
 @pytest.mark.parametrize(

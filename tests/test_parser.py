@@ -450,11 +450,12 @@ def test_unclosed_container_is_an_error(name):
 
 
 def test_pages_parsed_in_worker_processes_make_the_same_course(tmp_path, monkeypatch):
-    """The build parses pages on both cores (tools.build.workers); problems cross processes too."""
+    """The build parses pages on both cores (tools.buildkit.workers); problems cross processes
+    too."""
     import pickle
 
-    from tools.build.buildinfo import ROOT
-    from tools.build.workers import Background
+    from tools.buildkit.buildinfo import ROOT
+    from tools.buildkit.workers import Background
     from tools.course import check
 
     serial = parse_course(ROOT, syntax=MKDOCS)

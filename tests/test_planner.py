@@ -13,7 +13,7 @@ import memory_model
 import pytest
 
 from tools import benchmarks
-from tools.build.buildinfo import ROOT
+from tools.buildkit.buildinfo import ROOT
 
 RESULTS = sorted((ROOT / "docs" / "benchmarks").glob("*.json"))
 

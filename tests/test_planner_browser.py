@@ -16,7 +16,7 @@ import memory_model
 import pytest
 
 from tools.benchmarks.formatting import fmt_bytes
-from tools.build.buildinfo import ROOT
+from tools.buildkit.buildinfo import ROOT
 
 pytestmark = pytest.mark.browser
 

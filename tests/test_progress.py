@@ -27,7 +27,7 @@ anki_collection = pytest.importorskip("anki.collection", reason="the anki packag
 from tools.anki import progress, progress_read  # noqa: E402
 from tools.anki.progress_apkg import to_apkg  # noqa: E402
 from tools.anki.progress_read import from_anki  # noqa: E402
-from tools.build.buildinfo import ROOT  # noqa: E402
+from tools.buildkit.buildinfo import ROOT  # noqa: E402
 
 Collection = anki_collection.Collection
 DAY = 86_400_000

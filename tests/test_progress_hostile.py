@@ -24,7 +24,7 @@ from tools import cli
 from tools.anki import progress, progress_read
 from tools.anki.progress_apkg import schedule_rows
 from tools.anki.progress_read import from_anki
-from tools.build.buildinfo import ROOT
+from tools.buildkit.buildinfo import ROOT
 
 DAY = progress.DAY_MS
 NOW = 1_796_000_000_000

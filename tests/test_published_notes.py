@@ -17,7 +17,7 @@ from conftest import deck_query
 pytest.importorskip("genanki", reason="the course engine's dependencies are not installed")
 
 from tools.anki import deck
-from tools.build.buildinfo import ROOT
+from tools.buildkit.buildinfo import ROOT
 from tools.course import notes
 from tools.course.model import normalize
 from tools.course.parser import parse_course

@@ -1,4 +1,5 @@
-"""Card and quiz Markdown -> HTML (tools/render/safe_html.py), for both targets: site and Anki."""
+"""Card and quiz Markdown -> HTML (tools/render/markdown_html.py) and TeX -> MathML
+(tools/render/mathml.py), for both targets: site and Anki."""
 
 from __future__ import annotations
 
@@ -10,13 +11,8 @@ from html_tags import tags
 
 pytest.importorskip("markdown_it", reason="the course engine's dependencies are not installed")
 
-from tools.render.safe_html import (
-    CODE_BACKGROUND,
-    CODE_FOREGROUND,
-    mathml_in_html,
-    render_markdown,
-    speakable_tex,
-)
+from tools.render.markdown_html import CODE_BACKGROUND, CODE_FOREGROUND, render_markdown
+from tools.render.mathml import mathml_in_html, speakable_tex
 from tools.site.syntax import MKDOCS
 
 TARGETS = ["site", "anki"]
@@ -319,7 +315,7 @@ PLAIN_OR_NOT = [
 
 
 def course_texts() -> list[str]:
-    from tools.build.buildinfo import ROOT
+    from tools.buildkit.buildinfo import ROOT
     from tools.course.check import load_checked_course
 
     course = load_checked_course(ROOT, syntax=MKDOCS)
@@ -332,7 +328,7 @@ def course_texts() -> list[str]:
 @pytest.mark.parametrize("inline", [True, False])
 @pytest.mark.parametrize("target", ["site", "anki"])
 def test_text_rendered_without_the_parser_is_what_the_parser_renders(target, inline, monkeypatch):
-    from tools.render import safe_html as render
+    from tools.render import markdown_html as render
 
     texts = PLAIN_OR_NOT + course_texts()
     assert sum(render._plain(t, inline=inline) for t in texts) >= 10  # the fast path runs

@@ -14,7 +14,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from conftest import collect_errors
 
-from tools.build.buildinfo import ROOT
+from tools.buildkit.buildinfo import ROOT
 
 pytestmark = pytest.mark.browser
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tools.build.buildinfo import ROOT
+from tools.buildkit.buildinfo import ROOT
 from tools.course.check import load_checked_course
 from tools.course.parser import parse_page
 from tools.site import pages as site_pages

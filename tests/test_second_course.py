@@ -16,7 +16,7 @@ import pytest
 from conftest import deck_query
 
 from tools.anki import deck
-from tools.build.buildinfo import ROOT
+from tools.buildkit.buildinfo import ROOT
 from tools.course import config as course_config
 from tools.course import notes as course_notes
 from tools.course.parser import parse_course

@@ -18,7 +18,7 @@ import pytest
 
 pytest.importorskip("markdown_it", reason="the course engine's dependencies are not installed")
 
-from tools.build.buildinfo import ROOT
+from tools.buildkit.buildinfo import ROOT
 from tools.course.model import Embed, Location
 from tools.course.parser import parse_page
 from tools.site import pages as site

@@ -20,7 +20,7 @@ from urllib.parse import urljoin
 import pytest
 from conftest import collect_errors
 
-from tools.build.buildinfo import ROOT
+from tools.buildkit.buildinfo import ROOT
 
 pytestmark = pytest.mark.browser
 

@@ -22,7 +22,7 @@ import pytest
 import regression_test  # a module: importing its test function by name would collect it here
 import torch
 
-from tools.build.buildinfo import ROOT
+from tools.buildkit.buildinfo import ROOT
 from tools.course.parser import parse_course
 from tools.site.syntax import MKDOCS
 

@@ -1,7 +1,7 @@
 """Hostile input, third pass (#41): code run at build time changes nothing published except
 through its declared output.
 
-- The lab notebook runs confined (:mod:`tools.site.lab`, :mod:`tools.build.sandbox`): a cell
+- The lab notebook runs confined (:mod:`tools.site.lab`, :mod:`tools.buildkit.sandbox`): a cell
   can read neither the repository's ``.git`` nor ``docs/``, and can write neither ``docs/``,
   the staging folder nor the repository; its outputs go through the pages' allow-list.
 - Whatever else the build runs, the site folder is compared with what the build made
@@ -21,7 +21,7 @@ import pytest
 from conftest import copy_course
 from test_build import run_cli
 
-from tools.build import sandbox
+from tools.buildkit import sandbox
 from tools.site import outputs
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -181,7 +181,7 @@ def test_the_site_folder_check_names_each_kind_of_difference(tmp_path):
 CONFINED = """
 import socket, sys
 sys.path.insert(0, {root!r})
-from tools.build import sandbox
+from tools.buildkit import sandbox
 assert sandbox.confine(readable=[], writable=[{work!r}])
 open({work!r} + "/ok", "w").write("x")
 for attempt in (lambda: open({secret!r}).read(), lambda: open({elsewhere!r}, "w"),

@@ -18,7 +18,7 @@ import pytest
 from test_parser import PATH, messages, parse
 
 from tools.course.model import unsafe_tex_in_text
-from tools.render import safe_html
+from tools.render import markdown_html
 
 COMMANDS = [
     "\\href{javascript:alert(1)}{x}",
@@ -104,7 +104,7 @@ def test_every_deck_field_of_an_accepted_item_passes_the_same_check(line):
     assert not errors, [str(e) for e in errors]
     for card in page.cards:
         for side in (card.front, card.back):
-            field = safe_html.render_markdown(side, target="anki")
+            field = markdown_html.render_markdown(side, target="anki")
             text = html.unescape(re.sub(r"<[^>]*>", "", field))
             assert "\\(" in text or "\\[" in text
             assert unsafe_tex_in_text(text) is None, text
@@ -114,7 +114,7 @@ def test_the_check_reads_what_the_renderer_emits():
     """The routes of #41 as the renderer emits them: the text MathJax sees holds the formula,
     which the check refuses."""
     for opening, closing in ROUTES[:2]:
-        field = safe_html.render_markdown(
+        field = markdown_html.render_markdown(
             f"Q {opening}\\href{{javascript:x}}{{y}}{closing}", target="anki"
         )
         text = html.unescape(re.sub(r"<[^>]*>", "", field))

@@ -2,15 +2,15 @@
 
 Plain Python, and course-agnostic: a course is a folder with a ``mkdocs.yml`` (whose
 ``extra.course`` names it: :mod:`tools.course.config`) and ``docs/``. One folder per concern,
-each importing only those below it (``tests/test_architecture.py``): ``build/`` (build facts,
-caches, the worker pool), ``course/`` (settings, model, parser, checks, note identity),
+each importing only those below it (``tests/test_architecture.py``): ``buildkit/`` (build facts,
+caches, the worker pool, git history), ``course/`` (settings, model, parser, checks, note identity),
 ``benchmarks/``, ``render/`` (safe HTML and MathML for both targets), then the two targets
 ``anki/`` (the only one that imports genanki) and ``site/`` (the only one that imports MkDocs,
 Material, Python-Markdown or pymdownx; MkDocs calls the engine through ``tools/site/hook.py``).
 What assumes MkDocs' toolchain without importing it: :mod:`tools.site.pages` relies on
 Python-Markdown passing a raw HTML placeholder through, writes ``attr_list`` syntax on Urdu
-headings and uses Material's ``md-button`` class, and :mod:`tools.render.safe_html` turns the
-math spans that pymdownx.arithmatex writes into MathML. Another generator would need its own
+headings and uses Material's ``md-button`` class, and :mod:`tools.render.mathml` turns the math
+spans that pymdownx.arithmatex writes into MathML. Another generator would need its own
 ``site/`` and its own version of that math step.
 This package's ``__init__`` must stay importable by a bare Python (no dependencies), because
 ``python3 -m tools`` starts here before the virtual environment exists.

@@ -28,7 +28,7 @@ import venv
 from collections.abc import Iterable
 from pathlib import Path
 
-from tools.build.buildinfo import ROOT  # standard library only, like this module
+from tools.buildkit.buildinfo import ROOT  # standard library only, like this module
 
 VENV = ROOT / ".venv"
 STAMP = VENV / ".installed"

@@ -27,8 +27,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import NoReturn
 
-from tools.build import buildinfo, workers
-from tools.build import stamp as build_stamp
+from tools.buildkit import buildinfo, workers
+from tools.buildkit import stamp as build_stamp
 from tools.course import check as course_check
 from tools.site import mkdocs_build
 from tools.site.syntax import MKDOCS
@@ -91,7 +91,7 @@ def build_site(site_dir: Path, *, root: Path = ROOT, strict_results: bool = Fals
     and ``site/`` is swapped whole, with both signals held back for the two renames. MkDocs runs
     in this process, so its hook reuses the course checked here instead of parsing it again.
     A site folder that is already what this build would write is left alone
-    (:mod:`tools.build.stamp`).
+    (:mod:`tools.buildkit.stamp`).
     """
     site_dir = site_dir.resolve()
     started = time.perf_counter()

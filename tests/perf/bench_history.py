@@ -1,4 +1,5 @@
-"""Print how long dating every line of 160 lessons takes: tools.anki.history against git blame.
+"""Print how long dating every line of 160 lessons takes with tools.buildkit.git_history and
+with git blame.
 
 Run: ``.venv/bin/python tests/perf/bench_history.py`` (a benchmark, not a test). It builds a
 throwaway repository the size of a grown course: 160 lessons of 150 lines, then 1,000 commits
@@ -22,7 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from tools.anki.history import CACHE, line_times  # noqa: E402
+from tools.buildkit.git_history import CACHE, line_times  # noqa: E402
 
 LESSONS, LINES, COMMITS, SEED = 160, 150, 1000, 20260101
 T0 = 1_700_000_000

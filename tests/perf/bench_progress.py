@@ -3,7 +3,7 @@ figures, asserts nothing.
 
     .venv/bin/python tests/perf/bench_progress.py [--no-browser]
 
-1. ``to-anki`` (tools/anki/progress_apkg.to_apkg with the course deck) for 5k, 20k and 200k
+1. ``to-anki`` (tools.anki.progress_apkg.to_apkg with the course deck) for 5k, 20k and 200k
    reviews that all share one millisecond: the case a search for a free revlog id per review
    made quadratic. Linear means about 10x the time for 10x the reviews.
 2. The Review page's "Export for Anki" (export.js with sql.js, in headless Chromium, from the

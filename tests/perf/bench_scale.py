@@ -55,8 +55,8 @@ import yaml
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from tools.anki import deck, deck_cache, history, note_dates  # noqa: E402
-from tools.build import buildinfo  # noqa: E402
+from tools.anki import deck, deck_cache, note_dates  # noqa: E402
+from tools.buildkit import buildinfo, git_history  # noqa: E402
 from tools.course import check as course_check  # noqa: E402
 from tools.course import notes  # noqa: E402
 from tools.site import review  # noqa: E402
@@ -465,7 +465,7 @@ def bench_deck(course: Path, commits: int) -> None:
     print(f"  parse (load_checked_course): {parse_s:.2f} s")
     cold = {}
     for name, call in (
-        ("history.line_times", lambda: history.line_times(course, paths)),
+        ("git_history.line_times", lambda: git_history.line_times(course, paths)),
         (
             "note_dates.note_times",
             lambda: note_dates.note_times(
@@ -488,18 +488,18 @@ def bench_deck(course: Path, commits: int) -> None:
 
 def bench_after_commit(course: Path, commits: int) -> None:
     """One more commit that edits one answer: parse again, replay one commit, rebuild the deck."""
-    lines_json = course / history.CACHE
+    lines_json = course / git_history.CACHE
     before = lines_json.read_bytes()
     commit_one_answer(course, commits)
     parse_s, checked = timed(lambda: course_check.load_checked_course(course, syntax=MKDOCS))
     items = notes.note_items(checked)
     paths = sorted({entry.page.path for entry in items})
-    history_s, _ = timed(lambda: history.line_times(course, paths))
+    history_s, _ = timed(lambda: git_history.line_times(course, paths))
     lines_json.write_bytes(before)  # the deck below replays the commit itself
     stamp = buildinfo.source_date_epoch(course)
     deck_s, _ = timed(lambda: deck_cache.apkg(checked, items, root=course, timestamp=stamp))
     print(
-        f"  after 1 commit editing one answer: parse {parse_s:.2f} s, history.line_times "
+        f"  after 1 commit editing one answer: parse {parse_s:.2f} s, git_history.line_times "
         f"(incremental) {history_s:.2f} s, deck_cache.apkg {deck_s:.2f} s"
     )
 

@@ -38,13 +38,13 @@ from pathlib import Path
 import genanki
 
 from tools.anki import note_dates
-from tools.build.buildinfo import ROOT, write_atomically
+from tools.buildkit.buildinfo import ROOT, write_atomically
 from tools.course import links, model, notes
 from tools.course.links import page_url
 from tools.course.model import Card, Course, CourseConfig, Page, Question
 from tools.course.notes import NoteItem, deck_id, note_items
-from tools.render import safe_html
-from tools.render.safe_html import render_markdown
+from tools.render import markdown_html, mathml
+from tools.render.markdown_html import render_markdown
 
 TEMPLATES = ROOT / "deck"
 
@@ -66,7 +66,10 @@ SOURCE_LABEL = "Open in the course ↗"
 # one: a commit to any of them re-dates every note (:func:`tools.anki.note_dates.note_times`), so
 # learners receive the new rendering.
 RENDERER_FILES = (
-    *(Path(module.__file__) for module in (safe_html, links, sys.modules[__name__], model, notes)),
+    *(
+        Path(module.__file__)
+        for module in (markdown_html, mathml, links, sys.modules[__name__], model, notes)
+    ),
     ROOT / "constraints.txt",
 )
 _ZIP_EPOCH = 315_532_800  # 1980-01-01, the earliest time a zip entry can hold

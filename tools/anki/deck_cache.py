@@ -15,8 +15,8 @@ import json
 from pathlib import Path
 
 from tools.anki import deck, note_dates
-from tools.build import buildinfo
-from tools.build.digest import Digest
+from tools.buildkit import buildinfo
+from tools.buildkit.digest import Digest
 from tools.course.model import Course
 from tools.course.notes import NoteItem
 

@@ -2,9 +2,9 @@
 
 Anki replaces an imported note only when the incoming modification time is newer, and then
 reports it as updated. So a note's time is the time of the last commit that changed what it is
-made of: its own source lines (:func:`tools.anki.history.replay`) or the code that renders it
-(the deck's ``RENDERER_FILES``, dated in the engine's own checkout, which need not be the
-course's), never later than the build ``timestamp`` (SOURCE_DATE_EPOCH or the last commit).
+made of: its own source lines (:func:`tools.buildkit.git_history.replay`) or the code that
+renders it (the deck's ``RENDERER_FILES``, dated in the engine's own checkout, which need not be
+the course's), never later than the build ``timestamp`` (SOURCE_DATE_EPOCH or the last commit).
 A commit that edits one answer therefore updates exactly that note; the same commit
 always gives the same times, in a fresh clone as in a working copy.
 
@@ -25,8 +25,8 @@ import time
 from collections.abc import Iterable
 from pathlib import Path
 
-from tools.anki import history
-from tools.build.buildinfo import git
+from tools.buildkit import git_history
+from tools.buildkit.buildinfo import git
 from tools.course.model import Page
 from tools.course.notes import NoteItem
 from tools.course.parser import split_lines
@@ -48,7 +48,7 @@ def note_times(
     now = max(int(time.time()), timestamp)
     renderer_time = _last_commit_time(list(renderer))
     paths = sorted({entry.page.path for entry in items})
-    replayed = history.replay(root, [*paths, SETTINGS_FILE])
+    replayed = git_history.replay(root, [*paths, SETTINGS_FILE])
     lines = replayed.lines
     settings = _settings_time(root, lines.get(SETTINGS_FILE))
     pages = {entry.page.path: entry.page for entry in items}

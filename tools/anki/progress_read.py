@@ -42,7 +42,7 @@ from tools.anki.progress import (
     site_due_ms,
     site_steps,
 )
-from tools.build.buildinfo import ROOT
+from tools.buildkit.buildinfo import ROOT
 
 MAX_EXPORT_BYTES = 512 * 1024 * 1024  # a large Anki collection with media still fits
 MAX_COLLECTION_BYTES = 1024 * 1024 * 1024  # the collection, unzipped or decompressed

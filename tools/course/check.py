@@ -4,7 +4,7 @@
 build parses the course once: when the CLI runs MkDocs in its own process, the hook gets the
 course the CLI already checked (:func:`load_checked_course` remembers it while the sources stay
 as they were), and ``mkdocs serve`` re-parses only after an edit. Given the build's worker
-processes (:mod:`tools.build.workers`), the pages are parsed there, split among them, while the
+processes (:mod:`tools.buildkit.workers`), the pages are parsed there, split among them, while the
 CLI loads MkDocs (:func:`start_checking`).
 """
 
@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from tools.build.digest import Digest
-from tools.build.workers import Background
+from tools.buildkit.digest import Digest
+from tools.buildkit.workers import Background
 from tools.course import cues, parser
 from tools.course.model import Course, CourseError, SiteSyntax
 

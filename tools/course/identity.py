@@ -20,7 +20,7 @@ from pathlib import Path
 
 import yaml
 
-from tools.build.buildinfo import git
+from tools.buildkit.buildinfo import git
 from tools.course import config as course_config
 from tools.course.model import CourseError, Location
 
@@ -58,7 +58,7 @@ def check(root: Path) -> list[CourseError]:
                 f"extra.course.{key} is {current.get(key)!r} but was first published as "
                 f"{first.get(key)!r}: every learner would get a duplicate of every note. Put it "
                 "back, or migrate on purpose with extra.course.identity_migration (from: the old "
-                "values, reason: why; see tools/identity.py)",
+                "values, reason: why; see tools/course/identity.py)",
             )
         )
     return errors

@@ -1,4 +1,4 @@
-"""Snippet includes (``--8<-- "snippets/x.py:section"``): only from ``snippets/``, all checked.
+"""Snippet includes (``--8<-- "snippets/NAME.py:section"``): only from ``snippets/``, all checked.
 
 pymdownx.snippets resolves includes from the repository root, so without a rule a lesson could
 publish any file of the checkout (``.git/config`` included). Its own check reports one missing

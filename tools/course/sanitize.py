@@ -104,7 +104,7 @@ ATTRIBUTES = {
     "abbr": {"title"},
     "p": {"hidden"},
 }
-# The course's own blocks in a page: a placeholder the engine fills (tools/site_pages.py), and the
+# The course's own blocks in a page: a placeholder the engine fills (tools/site/pages.py), and the
 # review page's mount point, whose scripts are named by these fixed values (store.js loads them).
 ATTRIBUTE_VALUES = {
     "div": {

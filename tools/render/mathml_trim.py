@@ -14,7 +14,7 @@ _ROWS = frozenset({"math", "msqrt"})  # elements whose children form an inferred
 
 
 def without_inferred_rows(mathml: str) -> str:
-    """``mathml`` (well formed, as :func:`tools.render.safe_html.safe_mathml` writes it) without
+    """``mathml`` (well formed, as :func:`tools.render.mathml.safe_mathml` writes it) without
     the ``<mrow>`` tags of each mrow that is the only content of a ``<math>`` or ``<msqrt>``."""
     # Each open element: [name, start of its open tag, end of it, children, text seen, mrow child]
     stack: list[list] = []

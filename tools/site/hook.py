@@ -8,7 +8,7 @@
 - ``on_files``: leave out the files git ignores under ``docs/`` (:mod:`tools.course.published`),
   add the Anki deck to the site's files, for the download links, and the review
   page's item data (:mod:`tools.site.review`) when the course's scripts include it; both are made in
-  the background (:mod:`tools.build.workers`).
+  the background (:mod:`tools.buildkit.workers`).
 - ``on_page_markdown``: replace flashcards, quizzes and benchmark embeds by placeholders, and
   render their HTML (:mod:`tools.site.pages`); write the home page's learning path from ``nav``
   (:mod:`tools.site.learning_path`).
@@ -24,7 +24,7 @@
 - ``on_post_build``: collect the background work, failing the build on anything a scan found
   (nothing is published then), write the deck and review data, add the item entries to
   Material's search index, and keep this build's page work for the next one
-  (:mod:`tools.build.memo`).
+  (:mod:`tools.buildkit.memo`).
 
 A build's state (its course and notes, memo, worker and the work waiting for it) is one
 :class:`SiteBuild`, made in ``on_config`` and dropped when the build ends, the way Material's
@@ -53,11 +53,11 @@ from mkdocs.utils.templates import TemplateContext
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # MkDocs loads hooks by path
 
-from tools.build import buildinfo, workers
-from tools.build.memo import MISSING, BuildMemo
+from tools.buildkit import buildinfo, workers
+from tools.buildkit.memo import MISSING, BuildMemo
 from tools.course import check as course_check
 from tools.course import notes, published, sanitize
-from tools.render import safe_html
+from tools.render import mathml
 from tools.site import assets as site_assets
 from tools.site import lab, learning_path, offline, outputs, review
 from tools.site import pages as site_pages
@@ -239,8 +239,8 @@ class SiteBuild:
 
         def convert() -> str:
             clean = sanitize.clean_page if markdown_page else sanitize.clean_notebook
-            converted = safe_html.notebook_math_in_html(
-                safe_html.mathml_in_html(clean(offline.without_remote_scripts(html)))
+            converted = mathml.notebook_math_in_html(
+                mathml.mathml_in_html(clean(offline.without_remote_scripts(html)))
             )
             return converted if markdown_page else site_search.without_copies(converted)
 

@@ -8,7 +8,7 @@ for it, :func:`take_over`):
 
 - in a separate process (``python -m tools.site.lab``), on a temporary copy of the notebook and
   of ``snippets/`` (all it imports), whose working directory is that copy;
-- confined by the kernel (:func:`tools.build.sandbox.confine`, Linux Landlock): the process and
+- confined by the kernel (:func:`tools.buildkit.sandbox.confine`, Linux Landlock): the process and
   the notebook kernel it starts may read only the Python installation, the system's folders
   and the copy, write only the copy, and open no TCP connection. The repository (``.git``,
   ``docs/``), the staging folder and ``site/`` can be neither read nor written. Without
@@ -37,8 +37,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from tools.build import buildinfo
-from tools.build.digest import Digest
+from tools.buildkit import buildinfo
+from tools.buildkit.digest import Digest
 
 TIMEOUT_S = (
     600  # the whole notebook; a cell that hangs fails the build instead of the build hanging
@@ -152,7 +152,7 @@ def _main(work: Path, copy: Path, out: Path) -> int:
     from nbclient import NotebookClient
     from traitlets.config import Config
 
-    from tools.build import sandbox
+    from tools.buildkit import sandbox
 
     os.environ.pop("PYTHONPATH", None)  # the kernel needs nothing of the engine
     confined = sandbox.confine(readable=_installation(), writable=[work])

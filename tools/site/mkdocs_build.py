@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from tools.build import buildinfo
+from tools.buildkit import buildinfo
 from tools.course.model import Course
 
 

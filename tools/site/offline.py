@@ -13,7 +13,7 @@ promise is checked on every page at build time rather than hoped for.
 The content of a Markdown page (what authors write; the theme's own scripts are outside it) may
 hold no script at all: no ``<script>``, ``<iframe>``, ``<object>``, ``<embed>``, ``<base>``,
 ``<meta>`` or ``<template>`` (which exists for script to use), no ``on…=`` handler and no
-``javascript:``-like address. Course items are escaped by :mod:`tools.render.safe_html`; this
+``javascript:``-like address. Course items are escaped by :mod:`tools.render.markdown_html`; this
 catches raw HTML in prose, which Python-Markdown passes through.
 
 Addresses are judged as the URL standard reads them

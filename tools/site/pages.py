@@ -6,7 +6,7 @@ then put the blocks' HTML in place of the placeholders (:func:`render_page`,
 :func:`fill_blocks`). The HTML works without JavaScript (native ``<details>`` reveal the
 answers); ``docs/assets/course.js`` adds the interactive layer (scored quizzes, a show-all
 control) on top of it. Course text only reaches the page through
-:func:`tools.render.safe_html.render_markdown`, which escapes raw HTML; every attribute value is
+:func:`tools.render.markdown_html.render_markdown`, which escapes raw HTML; every attribute value is
 escaped here, so nothing an author writes becomes markup or script.
 """
 
@@ -22,7 +22,7 @@ from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from tools.course.model import Card, CardGroup, Embed, Heading, Page, Question, Quiz, script_lang
 from tools.course.parser import split_lines
-from tools.render.safe_html import render_markdown
+from tools.render.markdown_html import render_markdown
 
 # Interface text of a quiz, in the quiz's own language. Urdu strings are plain, everyday words.
 UI_TEXT: dict[str, dict[str, str]] = {

@@ -31,7 +31,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from tools.build.buildinfo import ROOT
+from tools.buildkit.buildinfo import ROOT
 
 
 @dataclass(frozen=True)

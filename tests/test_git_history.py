@@ -1,4 +1,4 @@
-"""tools.anki.history dates lines as ``git blame`` does, by replaying history, with a cache.
+"""tools.buildkit.git_history dates lines as ``git blame`` does, by replaying history, with a cache.
 
 The oracle is ``git blame --line-porcelain`` on throwaway repositories built from a seeded
 random sequence of commits, so every test runs the same history on every machine; for the time a
@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tools.anki.history import CACHE, line_times, replay
+from tools.buildkit.git_history import CACHE, line_times, replay
 from tools.course.parser import split_lines
 
 T0 = 1_600_000_000

@@ -4,7 +4,7 @@ format.
 Every cache (the build stamp, the page memo, the deck cache, the checked course, the notebook's
 cache folder, the engine's own hash) keys its entries with :class:`Digest`, so no two of them
 can disagree on how a file or a list of strings is hashed. Standard library only, like
-:mod:`tools.build.buildinfo`, which uses it.
+:mod:`tools.buildkit.buildinfo`, which uses it.
 """
 
 from __future__ import annotations

@@ -5,8 +5,8 @@ per page (course blocks to HTML, math to MathML, the scans for script and for re
 a pure function of the page's text, of the engine's code and of the installed packages. So each
 result is stored under a hash of exactly its inputs, in ``.cache/build/memo.json``, and a later
 build with the same inputs takes it from there. The whole memo is dropped when the engine's code
-or a package changes (:func:`tools.build.buildinfo.engine_digest`,
-:func:`tools.build.buildinfo.installed_distributions`), and only the entries a build used are
+or a package changes (:func:`tools.buildkit.buildinfo.engine_digest`,
+:func:`tools.buildkit.buildinfo.installed_distributions`), and only the entries a build used are
 written back, so it never grows past one build's worth. A memo that cannot be read is an empty one.
 
 JSON, not pickle: a cache file is never code.
@@ -20,8 +20,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from tools.build import buildinfo
-from tools.build.digest import Digest
+from tools.buildkit import buildinfo
+from tools.buildkit.digest import Digest
 
 MISSING = object()
 
@@ -50,7 +50,7 @@ class BuildMemo:
 
     def find(self, kind: str, inputs: tuple[str, ...]) -> tuple[str, Any]:
         """``(key, stored value)``, or ``(key, MISSING)``; :meth:`put` the value under that key
-        once computed (for work done elsewhere, such as in :mod:`tools.build.workers`)."""
+        once computed (for work done elsewhere, such as in :mod:`tools.buildkit.workers`)."""
         key = f"{kind}:{Digest(kind, *inputs).hexdigest()}"
         if key in self._used:
             return key, self._used[key]

@@ -26,14 +26,14 @@ Every option that changes which lines a diff reports is pinned on the command li
 prefixes, inter-hunk context, rename detection, root commit, ...), so a contributor's git config
 cannot change the answers. Git's output is read as bytes: text mode would turn a lone CR inside
 a line into a line break, and fails on content that is not UTF-8 (which is why this module does
-not use :func:`tools.build.buildinfo.git`).
+not use :func:`tools.buildkit.buildinfo.git`).
 
 The working tree comes last: ``git diff HEAD`` marks changed and added lines None, and a file
 HEAD does not have (untracked, ignored, only staged) is None throughout.
 
 Git ends lines at LF only; the course parser also ends them at a lone CR. Each git line's time
 goes to every parser line inside it; :func:`_parser_lines` must agree with
-``tools.course.parser.split_lines`` (tests/test_history.py checks it). It is not imported from
+``tools.course.parser.split_lines`` (tests/test_git_history.py checks it). It is not imported from
 there: that module loads markdown-it, and works on decoded text where this works on bytes.
 
 Cache: the replayed state at HEAD (every file under the top folders, which renames need) is kept
@@ -58,7 +58,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tools.build.buildinfo import write_atomically
+from tools.buildkit.buildinfo import write_atomically
 
 CACHE = Path(".cache") / "history" / "lines.json"
 CACHE_VERSION = 2
@@ -76,7 +76,7 @@ class Replayed:
 
 
 # Every setting that could change which lines git reports is pinned (see the module docstring);
-# ``tests/test_history.py`` runs with a hostile config to check it.
+# ``tests/test_git_history.py`` runs with a hostile config to check it.
 _GIT = (
     "git",
     "-c",

@@ -19,7 +19,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from tools.build.digest import Digest  # standard library only, like this module
+from tools.buildkit.digest import Digest  # standard library only, like this module
 
 ROOT = Path(__file__).resolve().parents[2]
 STRICT_RESULTS_ENV = "COURSE_STRICT_RESULTS"
@@ -74,8 +74,8 @@ def installed_distributions() -> tuple[str, ...]:
 @functools.cache
 def engine_digest() -> str:
     """Hash of the engine's code and note templates: output cached by an earlier build of other
-    code must not be reused (see :mod:`tools.anki.deck_cache` and :mod:`tools.build.memo`). Computed
-    once per process, like the code it stands for."""
+    code must not be reused (see :mod:`tools.anki.deck_cache` and :mod:`tools.buildkit.memo`).
+    Computed once per process, like the code it stands for."""
     digest = Digest()
     files = sorted((ROOT / "tools").rglob("*.py")) + sorted((ROOT / "deck").glob("*"))
     files += [*sorted((ROOT / "snippets").glob("*.py")), ROOT / "constraints.txt"]

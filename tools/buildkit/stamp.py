@@ -18,8 +18,8 @@ import os
 import sys
 from pathlib import Path
 
-from tools.build import buildinfo
-from tools.build.digest import Digest
+from tools.buildkit import buildinfo
+from tools.buildkit.digest import Digest
 
 RECORD = Path(".cache") / "build" / "last-build.json"
 

@@ -106,7 +106,8 @@ def _spawned(jobs: list[dict]) -> dict[str, int]:
 def main(args: list[str]) -> int:
     if args[:1] == ["--one"]:
         return run_one(json.loads(args[1]))
-    spawn = args[:1] == ["--spawn"] or not sys.platform.startswith("linux")
+    # ``--fork`` or ``--spawn`` chooses (the tests try both); by default, fork on Linux only.
+    spawn = "--spawn" in args or ("--fork" not in args and not sys.platform.startswith("linux"))
     if not spawn:
         _preload([a for a in args if not a.startswith("--")])
     jobs = json.load(sys.stdin)

@@ -9,9 +9,10 @@ a process of its own would. Nothing of a job reaches another or this parent, whi
 imported and waits. It prints ``{name: exit code}`` as JSON.
 
 It is started while CI still makes the jobs' checkouts, so the import overlaps with that work.
-Forking a process that imported torch is safe on Linux, where it is done; elsewhere (macOS's
-system libraries and Windows do not allow it) each job is started as its own process instead
-(``--one``), which imports for itself. ``-P`` keeps this package's folder off ``sys.path``, so
+The parent only imports, and runs nothing of torch's, so forking it is safe on Linux, where
+it is done; elsewhere (Windows has no fork, and Python counts it unsafe on macOS, whose system
+libraries start threads) each job is started as its own process instead (``--one``), which
+imports for itself. ``-P`` keeps this package's folder off ``sys.path``, so
 none of the checker's modules can shadow one that a job imports.
 
 A job is ``{"name", "cwd", "path": [folders first on sys.path], "stdout", "stderr",

@@ -408,7 +408,7 @@ def test_test_discovery_follows_pytests_rules(learner: Learner):
 
 
 def test_an_empty_release_notes_file_says_nothing(learner: Learner):
-    from tools.practice import review
+    from tools.practice import pr_review
 
     claimed_and_branched(learner)
     learner.fix_one_d()
@@ -416,13 +416,13 @@ def test_an_empty_release_notes_file_says_nothing(learner: Learner):
     learner.write("changes/1237.md", "\n  \n")
     learner.commit("Fix", "-s")
     ws, head = _checked_head(learner)
-    change = review.Change(ws.ci_git, ws.state["upstream_main"], head, {}, "bug", 1234, 1237)
-    assert review.RULES_BY_KEY["news-fragment"].holds(change)
+    change = pr_review.Change(ws.ci_git, ws.state["upstream_main"], head, {}, "bug", 1234, 1237)
+    assert pr_review.RULES_BY_KEY["news-fragment"].holds(change)
     learner.write("changes/1237.md", "Fixed: `cosine_similarity` accepts 1-D vectors.\n")
     learner.commit("Say it", "-s")
     ws, head = _checked_head(learner)
-    change = review.Change(ws.ci_git, ws.state["upstream_main"], head, {}, "bug", 1234, 1237)
-    assert not review.RULES_BY_KEY["news-fragment"].holds(change)
+    change = pr_review.Change(ws.ci_git, ws.state["upstream_main"], head, {}, "bug", 1234, 1237)
+    assert not pr_review.RULES_BY_KEY["news-fragment"].holds(change)
 
 
 @pytest.mark.slow  # CI runs the project's tests in subprocesses

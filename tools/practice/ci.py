@@ -1,7 +1,8 @@
 """The project's CI: the test suite at the commits that matter, and the benchmark.
 
 For a pull request from ``base`` (upstream's main) to ``head`` (its last commit) it runs, in
-parallel, each in its own checkout:
+parallel, each in its own checkout and its own process (forked by one :mod:`.jobrunner`, which
+imports torch once for all of them):
 
 - ``branch``: the whole suite on ``head``;
 - ``existing``: upstream's own test files on ``head``'s code, so a change to an existing test
@@ -105,31 +106,77 @@ def new_tests(result: dict, run: str = "on_main") -> dict[str, str | None]:
     return {t: m for t, m in result.get(run, {}).get("tests", {}).items() if t not in existing}
 
 
-def _pytest(folder: Path, targets: list[str]) -> subprocess.Popen:
-    junit = folder / ".junit.xml"
-    command = [
-        sys.executable,
-        "-m",
-        "pytest",
-        "-q",
-        "-p",
-        "no:cacheprovider",
-        "-o",
-        "junit_family=xunit1",
-        f"--junitxml={junit}",
-        *targets,
-    ]
-    env = {k: v for k, v in os.environ.items() if k not in {"PYTHONPATH", "PYTEST_ADDOPTS"}}
-    env["PYTHONDONTWRITEBYTECODE"] = "1"
-    return subprocess.Popen(
-        command, cwd=folder, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
-    )
+JUNIT = ".junit.xml"
+RUNNER = Path(__file__).with_name("jobrunner.py")
 
 
-def _outcomes(folder: Path, process: subprocess.Popen) -> dict:
+class Jobs:
+    """CI's jobs, run by one :mod:`.jobrunner` process that imports what they need once.
+
+    The runner starts (and imports) as soon as this is made; :meth:`add` collects the jobs while
+    their checkouts are made, and :meth:`results` hands them over and waits. Each job's output
+    goes to files beside its checkout, so a job that prints a lot cannot block on a pipe."""
+
+    def __init__(self, logs: Path) -> None:
+        self.logs, self.jobs = logs, []
+        env = {k: v for k, v in os.environ.items() if k not in {"PYTHONPATH", "PYTEST_ADDOPTS"}}
+        env["PYTHONDONTWRITEBYTECODE"] = "1"
+        self.process = subprocess.Popen(
+            [sys.executable, "-P", str(RUNNER), *NEEDS],
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+        )
+
+    def pytest(self, name: str, folder: Path, targets: list[str]) -> None:
+        """The tests ``targets`` (the whole suite when empty) of the checkout ``folder``."""
+        junit = folder / JUNIT
+        options = ["-q", "-p", "no:cacheprovider", "-o", "junit_family=xunit1"]
+        argv = ["-m", "pytest", *options, f"--junitxml={junit}", *targets]
+        self.add(name, folder, [str(folder)], argv, merged=True)
+
+    def add(self, name: str, cwd: Path, path: list[str], argv: list[str], *, merged: bool) -> None:
+        """A job ``python ARGV`` in ``cwd``; with ``merged``, its stderr goes to its stdout."""
+        self.logs.mkdir(parents=True, exist_ok=True)
+        out = self.logs / f"{len(self.jobs)}.out"
+        err = out if merged else out.with_suffix(".err")
+        job = {"name": name, "cwd": str(cwd), "path": path, "argv": argv}
+        self.jobs.append({**job, "stdout": str(out), "stderr": str(err)})
+
+    def results(self) -> dict[str, tuple[int, str, str]]:
+        """{name: (exit code, stdout, stderr)} of every job, once all have ended."""
+        said = self.process.communicate(json.dumps(self.jobs).encode())[0].decode()
+        try:
+            codes = json.loads(said.strip().splitlines()[-1])
+        except (IndexError, json.JSONDecodeError):
+            raise PracticeError(
+                f"CI's job runner failed ({sys.executable} {RUNNER}): exit code "
+                f"{self.process.returncode}, it said {said[-500:]!r}"
+            ) from None
+        return {
+            job["name"]: (
+                codes.get(job["name"], 1),
+                _read(job["stdout"]),
+                "" if job["stderr"] == job["stdout"] else _read(job["stderr"]),
+            )
+            for job in self.jobs
+        }
+
+    def stop(self) -> None:
+        """End the runner before it was given jobs (CI stopped with an error)."""
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.communicate()
+
+
+def _read(path: str) -> str:
+    file = Path(path)
+    return file.read_text("utf-8", "replace") if file.is_file() else ""
+
+
+def _outcomes(folder: Path, code: int, output: str) -> dict:
     """{"tests": {id: null | failure message}, "output": tail} from pytest's JUnit report."""
-    output = process.communicate()[0].decode("utf-8", "replace")
-    junit = folder / ".junit.xml"
+    junit = folder / JUNIT
     tests: dict[str, str | None] = {}
     if junit.is_file():
         for case in ET.parse(junit).getroot().iter("testcase"):
@@ -140,7 +187,17 @@ def _outcomes(folder: Path, process: subprocess.Popen) -> dict:
             if case.find("skipped") is not None:
                 continue
             tests[test_id] = None if bad is None else (bad.get("message") or "failed").strip()
-    return {"tests": tests, "output": output[-2000:], "returncode": process.returncode}
+    return {"tests": tests, "output": output[-2000:], "returncode": code}
+
+
+def _bench(code: int, out: str, err: str) -> dict:
+    """The benchmark's figures (its last line of output), or what went wrong."""
+    lines = out.strip().splitlines()
+    try:
+        return json.loads(lines[-1])
+    except (IndexError, json.JSONDecodeError):
+        tail = err.strip().splitlines()[-1:] or [f"no output (exit code {code})"]
+        return {"error": f"benchmarks/bench.py failed on your branch: {tail[0]}"}
 
 
 def run(repo: Path, base: str, head: str, kind: str, scratch: Path) -> dict:
@@ -152,11 +209,36 @@ def run(repo: Path, base: str, head: str, kind: str, scratch: Path) -> dict:
             f"{' and '.join(missing)}: pip install {' '.join(missing)} (a CPU torch is enough)"
         )
     shutil.rmtree(scratch, ignore_errors=True)
+    jobs = Jobs(scratch / "logs")
+    try:
+        result, folders = _jobs(jobs, repo, base, head, kind, scratch)
+    except BaseException:
+        jobs.stop()
+        raise
+    for name, (code, out, err) in jobs.results().items():
+        if name == "bench":
+            result["bench"] = _bench(code, out, err)
+        else:
+            result[name] = _outcomes(folders[name], code, out)
+    if "existing" not in result:
+        branch = result["branch"]
+        ours = result["base_tests"]
+        tests = {t: m for t, m in branch["tests"].items() if t.split("::")[0] in ours}
+        result["existing"] = {**branch, "tests": tests, "returncode": 0 if tests else 1}
+    result["asserts"] = assertions(repo, head, list(new_tests(result)))
+    shutil.rmtree(scratch, ignore_errors=True)
+    return result
+
+
+def _jobs(
+    jobs: Jobs, repo: Path, base: str, head: str, kind: str, scratch: Path
+) -> tuple[dict, dict[str, Path]]:
+    """Make each job's checkout and add the job: the runner imports meanwhile."""
     mine = changed_tests(repo, base, head)
     base_tests = collected(repo, base)
     head_dir = export(repo, head, scratch / "head")
     base_dir = export(repo, base, scratch / "base")
-    jobs: dict[str, tuple[Path, subprocess.Popen]] = {}
+    folders: dict[str, Path] = {}
 
     def checkout(name: str, code: Path, tests_from: Path, tests: list[str]) -> Path:
         folder = scratch / name
@@ -166,46 +248,26 @@ def run(repo: Path, base: str, head: str, kind: str, scratch: Path) -> dict:
             shutil.copy2(tests_from / test, folder / test)
         return folder
 
-    jobs["branch"] = (head_dir, _pytest(head_dir, []))
+    def pytest(name: str, folder: Path, targets: list[str]) -> None:
+        folders[name] = folder
+        jobs.pytest(name, folder, targets)
+
+    pytest("branch", head_dir, [])
     if set(mine) & set(base_tests):
-        existing = checkout("existing", head_dir, base_dir, base_tests)
-        jobs["existing"] = (existing, _pytest(existing, base_tests))
-    result: dict = {"mine": mine, "base_tests": base_tests}
+        pytest("existing", checkout("existing", head_dir, base_dir, base_tests), base_tests)
     if mine:
-        on_main = checkout("on_main", base_dir, head_dir, mine)
-        jobs["on_main"] = (on_main, _pytest(on_main, mine))
+        pytest("on_main", checkout("on_main", base_dir, head_dir, mine), mine)
         if kind == "bug":
             for number, wrong in enumerate(WRONG_FIXES):
                 folder = checkout(f"wrong-{number}", base_dir, head_dir, mine)
                 (folder / SIMILARITY).write_text(wrong.code, "utf-8")
-                jobs[f"wrong:{wrong.key}"] = (folder, _pytest(folder, mine))
-    bench = None
+                pytest(f"wrong:{wrong.key}", folder, mine)
     if kind == "feature":
         tools = scratch / "bench"
         shutil.copytree(base_dir / "benchmarks", tools)
-        bench = subprocess.Popen(
-            [sys.executable, str(tools / "bench.py"), "--json"],
-            cwd=head_dir,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-        )
-    for name, (folder, process) in jobs.items():
-        result[name] = _outcomes(folder, process)
-    if "existing" not in result:
-        branch = result["branch"]
-        tests = {t: m for t, m in branch["tests"].items() if t.split("::")[0] in base_tests}
-        result["existing"] = {**branch, "tests": tests, "returncode": 0 if tests else 1}
-    result["asserts"] = assertions(repo, head, list(new_tests(result)))
-    if bench is not None:
-        out, err = bench.communicate()
-        lines = out.decode("utf-8", "replace").strip().splitlines()
-        try:
-            result["bench"] = json.loads(lines[-1])
-        except (IndexError, json.JSONDecodeError):
-            tail = err.decode("utf-8", "replace").strip().splitlines()[-1:] or ["no output"]
-            result["bench"] = {"error": f"benchmarks/bench.py failed on your branch: {tail[0]}"}
-    shutil.rmtree(scratch, ignore_errors=True)
-    return result
+        script = [str(tools / "bench.py"), "--json"]
+        jobs.add("bench", head_dir, [str(tools)], script, merged=False)
+    return {"mine": mine, "base_tests": base_tests}, folders
 
 
 def cached(

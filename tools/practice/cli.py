@@ -13,7 +13,7 @@ import os
 import sys
 from pathlib import Path
 
-from . import issues, review, reviewing, rubric, steps, workspace
+from . import issues, pr_review, pr_review_steps, rubric, steps, workspace
 from .gitio import PracticeError, git, maybe
 from .terminal import say
 
@@ -174,8 +174,8 @@ def cmd_reply(args: argparse.Namespace) -> int:
         )
     comment = made["comments"][args.comment - 1]
     made.setdefault("replies", {})[str(args.comment)] = args.message
-    answer = review.reply(comment, args.message)
-    reviewing.write_review(ws, task["pr"]["number"], made, [])
+    answer = pr_review.reply(comment, args.message)
+    pr_review_steps.write_review(ws, task["pr"]["number"], made, [])
     ws.save()
     say(f"replied to comment {args.comment}; the maintainer: {answer or 'accepted'}")
     return 0 if answer is None else 1

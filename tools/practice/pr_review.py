@@ -1,4 +1,4 @@
-"""The reviewer: deterministic comments on a pull request, from its diff and its CI results.
+"""The pull-request reviewer: deterministic comments on a pull request, from its diff and CI.
 
 Each rule is a question a maintainer of the project would ask of this kind of change. A comment
 is made when its rule holds at the reviewed commit, and is answered by a later commit at which it

@@ -1,18 +1,18 @@
-"""The Review and Revisions steps: the maintainer's review once the pull request is ready, its
+"""The Review and Revisions steps of a pull request: the maintainer's review once it is ready, its
 file in reviews/ with each comment ticked once answered, and the commits (or reasons) that answer
 it. A force-push over the reviewed commits gets the commands that put the work back on them."""
 
 from __future__ import annotations
 
-from . import review
+from . import pr_review
 from .gitio import maybe
 from .progress import Facts, Step, failed, passed
 from .workspace import Workspace
 
 
-def change_of(ws: Workspace, facts: Facts, head: str) -> review.Change:
+def change_of(ws: Workspace, facts: Facts, head: str) -> pr_review.Change:
     base = ws.state["upstream_main"]
-    return review.Change(
+    return pr_review.Change(
         ws.ci_git,
         base,
         head,
@@ -31,7 +31,8 @@ def check_review(ws: Workspace, facts: Facts, step: Step, act: bool, done: list[
             step.lines.append("the pull request is ready for review")
             step.hint = "`./practice.py check` asks for the review"
             return None
-        made = {"head": facts.head, "comments": review.comments(change_of(ws, facts, facts.head))}
+        comments = pr_review.comments(change_of(ws, facts, facts.head))
+        made = {"head": facts.head, "comments": comments}
         facts.task["review"] = made
         write_review(ws, pr["number"], made, [])
         done.append(
@@ -57,7 +58,7 @@ def write_review(ws: Workspace, number: int, made: dict, answered: list[int]) ->
         tick = "x" if index in answered else " "
         lines.append(f"- [{tick}] {index}. {comment['text']}")
         if str(index) in replies:
-            answer = review.reply(comment, replies[str(index)]) or "accepted"
+            answer = pr_review.reply(comment, replies[str(index)]) or "accepted"
             lines.append(f"  - you: {replies[str(index)]}")
             lines.append(f"  - maintainer: {answer}")
     ws.write("reviews", f"{number}.md", text="\n".join(lines) + "\n")
@@ -80,7 +81,7 @@ def check_revisions(ws: Workspace, facts: Facts, step: Step, act: bool, done: li
             f"`git reset --soft {made['head'][:12]} && git commit -q -s -m 'Answer the review' "
             f"&& git push -f origin {facts.branch}` (CONTRIBUTING.md §6)",
         )
-    left = review.still_open(change_of(ws, facts, facts.head), made["comments"], replies)
+    left = pr_review.still_open(change_of(ws, facts, facts.head), made["comments"], replies)
     answered = [i for i, c in enumerate(made["comments"], 1) if c not in left]
     if act:
         write_review(ws, pr["number"], made, answered)

@@ -10,6 +10,7 @@ from html_tags import tags
 
 pytest.importorskip("markdown_it", reason="the course engine's dependencies are not installed")
 
+from tools.plugin.syntax import MKDOCS
 from tools.render.safe_html import (
     CODE_BACKGROUND,
     CODE_FOREGROUND,
@@ -17,7 +18,6 @@ from tools.render.safe_html import (
     render_markdown,
     speakable_tex,
 )
-from tools.site.syntax import MKDOCS
 
 TARGETS = ["site", "anki"]
 URDU = "PyTorch میں گریڈینٹ چیک پوائنٹ کے لیے torch.utils.checkpoint استعمال ہوتا ہے"

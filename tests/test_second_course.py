@@ -20,7 +20,7 @@ from tools.build.buildinfo import ROOT
 from tools.course import config as course_config
 from tools.course import notes as course_notes
 from tools.course.parser import parse_course
-from tools.site.syntax import MKDOCS
+from tools.plugin.syntax import MKDOCS
 
 FIXTURE = ROOT / "tests" / "fixtures" / "second-course"
 SECOND = course_config.load(FIXTURE)
@@ -40,7 +40,7 @@ def second_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     shutil.copytree(FIXTURE, course)
     text = (course / "mkdocs.yml").read_text("utf-8")
     hook = (ROOT / "tools" / "site" / "hook.py").as_posix()
-    (course / "mkdocs.yml").write_text(text.replace("../../../tools/site/hook.py", hook))
+    (course / "mkdocs.yml").write_text(text.replace("../../../tools/plugin/hook.py", hook))
     result = run_cli("build", "--course", str(course))
     assert result.returncode == 0, result.stdout + result.stderr
     return course / "site"

@@ -13,10 +13,10 @@ it in, and :func:`second_site` the build.
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
-import sysconfig
 import time
 from pathlib import Path
 
@@ -43,16 +43,62 @@ def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.fixture(scope="module")
-def second_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def stranger_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The Python of a new virtual environment with this repository installed into it by uv.
+
+    The dependencies are this environment's, made visible to the new one by a ``.pth`` file
+    (no network, and no second copy of torch); the engine itself is installed from the
+    repository, as a stranger's ``pip install`` would, and is only reachable through that
+    install: the course's folder holds no ``tools/``."""
+    uv = bootstrap.find_uv()
+    if uv is None:
+        pytest.skip("uv cannot be had here (bootstrap.find_uv)")
+    venv = tmp_path_factory.mktemp("stranger") / "venv"
+    started = time.perf_counter()
+    subprocess.run([str(uv), "venv", "-q", "--python", sys.executable, str(venv)], check=True)
+    python = venv / "bin" / "python"
+    purelib = subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
+        capture_output=True, text=True, check=True,
+    ).stdout.strip()  # fmt: skip
+    ours = [p for p in sys.path if p.endswith("site-packages") and Path(p).is_dir()]
+    Path(purelib, "_dependencies.pth").write_text("".join(f"{p}\n" for p in ours))
+    install = [str(uv), "pip", "install", "-q", "--offline", "--python", str(python)]
+    install += ["--no-deps", "--no-build-isolation", "-e", str(ROOT)]
+    result = subprocess.run(install, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    print(f"installed the engine into {venv} in {time.perf_counter() - started:.1f} s")
+    return python
+
+
+@pytest.fixture(scope="module")
+def second_site(stranger_venv: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The second course built by ``mkdocs build`` in the stranger's environment."""
     course = tmp_path_factory.mktemp("second") / "course"
-    # The fixture names the hook by a path relative to its mkdocs.yml: keep that path valid.
     shutil.copytree(FIXTURE, course)
-    text = (course / "mkdocs.yml").read_text("utf-8")
-    hook = (ROOT / "tools" / "site" / "hook.py").as_posix()
-    (course / "mkdocs.yml").write_text(text.replace("../../../tools/plugin/hook.py", hook))
-    result = run_cli("build", "--course", str(course))
+    started = time.perf_counter()
+    result = subprocess.run(
+        [str(stranger_venv), "-m", "mkdocs", "build", "-q"],
+        cwd=course, capture_output=True, text=True, env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
+    )  # fmt: skip
     assert result.returncode == 0, result.stdout + result.stderr
+    print(f"mkdocs build of the second course: {time.perf_counter() - started:.1f} s")
     return course / "site"
+
+
+def test_the_installed_plugin_is_the_one_mkdocs_loads(stranger_venv: Path, tmp_path: Path):
+    """Run from outside this repository, the stranger's environment finds the plugin by its
+    entry point alone."""
+    find = (
+        "from importlib.metadata import entry_points;"
+        "(e,) = [e for e in entry_points(group='mkdocs.plugins') if e.name == 'course'];"
+        "print(e.value, e.load().__module__)"
+    )
+    result = subprocess.run(
+        [str(stranger_venv), "-c", find], cwd=tmp_path, capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["tools.plugin.plugin:CoursePlugin", "tools.plugin.plugin"]
 
 
 def notes(apkg: Path) -> list[tuple]:

@@ -139,8 +139,10 @@ _UNCONFINED = 3  # the run finished, without Landlock: say so
 
 
 def _installation() -> list[str]:
-    """The Python installation's folders, which the confined process and its kernel read."""
+    """The Python installation's folders, which the confined process and its kernel read: also
+    package folders a ``.pth`` file adds (an environment that borrows another's packages)."""
     found = {sys.prefix, sys.base_prefix, sys.exec_prefix, *site.getsitepackages()}
+    found.update(p for p in sys.path if Path(p).name == "site-packages")
     found.add(str(Path(sys.executable).parent))
     return sorted({os.path.realpath(p) for p in found if os.path.exists(p)})
 

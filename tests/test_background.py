@@ -89,11 +89,12 @@ def test_closing_cancels_small_jobs_not_sent(jobs, monkeypatch):
 
 
 @pytest.mark.parametrize("fork", [True, False])
-def test_a_job_named_module_function_runs_there(jobs, monkeypatch, fork):
+def test_a_job_is_an_imported_function_that_runs_there(jobs, monkeypatch, fork):
+    """Jobs are functions, passed by reference (no names in strings), in a worker or here."""
     monkeypatch.setattr(background, "_may_fork", lambda: fork)
-    assert jobs.submit("os.path:join", "a", "b").result(timeout=60) == os.path.join("a", "b")
-    with pytest.raises(AttributeError):
-        jobs.submit("os.path:no_such_function").result(timeout=60)
+    assert jobs.submit(os.path.join, "a", "b").result(timeout=60) == os.path.join("a", "b")
+    with pytest.raises(ValueError, match="the job failed"):
+        jobs.submit(fail).result(timeout=60)
 
 
 def busy_interval(seconds: float) -> tuple[float, float, int]:

@@ -326,7 +326,7 @@ def course_deck() -> tuple[list[str], bytes]:
     from tools.buildkit.buildinfo import ROOT
     from tools.course import notes
     from tools.course.parser import parse_course
-    from tools.site.syntax import MKDOCS
+    from tools.plugin.syntax import MKDOCS
 
     course = parse_course(ROOT, syntax=MKDOCS)
     items = notes.note_items(course)

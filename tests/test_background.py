@@ -89,11 +89,12 @@ def test_closing_cancels_small_jobs_not_sent(jobs, monkeypatch):
 
 
 @pytest.mark.parametrize("fork", [True, False])
-def test_a_job_named_module_function_runs_there(jobs, monkeypatch, fork):
+def test_a_job_is_an_imported_function_that_runs_there(jobs, monkeypatch, fork):
+    """Jobs are functions, passed by reference (no names in strings), in a worker or here."""
     monkeypatch.setattr(background, "_may_fork", lambda: fork)
-    assert jobs.submit("os.path:join", "a", "b").result(timeout=60) == os.path.join("a", "b")
-    with pytest.raises(AttributeError):
-        jobs.submit("os.path:no_such_function").result(timeout=60)
+    assert jobs.submit(os.path.join, "a", "b").result(timeout=60) == os.path.join("a", "b")
+    with pytest.raises(ValueError, match="the job failed"):
+        jobs.submit(fail).result(timeout=60)
 
 
 def busy_interval(seconds: float) -> tuple[float, float, int]:
@@ -122,14 +123,14 @@ def test_a_limit_runs_that_many_jobs_at_a_time(jobs, monkeypatch, at_once):
     assert len({pid for *_, pid in intervals}) == at_once  # kept to that many workers
 
 
-def test_a_build_has_one_pool_which_its_steps_share():
-    with background.build_pool() as outer:
-        with background.build_pool() as inner:  # the hook inside the CLI's build
-            assert inner is outer
-        assert background._this_build is outer  # still open: the outer build closes it
-    assert background._this_build is None
-    with background.build_pool() as later:
-        assert later is not outer
+def test_each_build_has_its_own_pool_closed_when_it_ends(monkeypatch):
+    """No pool outlives its build: the CLI hands its pool to the plugin instead of a global."""
+    monkeypatch.setattr(background, "_may_fork", lambda: True)
+    with background.build_pool() as pool:
+        assert pool.submit(os.getpid).result(timeout=60) != os.getpid()
+        with background.build_pool() as other:
+            assert other is not pool
+    assert pool._lanes == [None] * pool.workers  # its workers were shut down
 
 
 def test_workers_exit_when_the_build_is_killed(tmp_path):

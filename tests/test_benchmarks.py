@@ -47,7 +47,7 @@ from tools.benchmarks.formatting import fmt_bytes
 from tools.benchmarks.results import REGENERATE
 from tools.buildkit.buildinfo import ROOT
 from tools.course.check import load_checked_course
-from tools.site.syntax import MKDOCS
+from tools.plugin.syntax import MKDOCS
 
 RESULTS = ROOT / "docs" / "benchmarks"
 CPU_FILE = RESULTS / "checkpointing-cpu.json"

@@ -17,9 +17,9 @@ from tools.buildkit import workers as background
 from tools.buildkit.buildinfo import ROOT
 from tools.course import parser
 from tools.course.check import load_checked_course
-from tools.site import offline
-from tools.site import pages as site_pages
-from tools.site.syntax import MKDOCS
+from tools.plugin import offline
+from tools.plugin import pages as site_pages
+from tools.plugin.syntax import MKDOCS
 
 
 @pytest.fixture

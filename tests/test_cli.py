@@ -165,9 +165,6 @@ def test_serve_warns_as_build_does_and_a_broken_source_answers_with_its_error(tm
 
     course = tmp_path / "course"
     shutil.copytree(ROOT / "tests" / "fixtures" / "second-course", course)
-    config = course / "mkdocs.yml"
-    hook = (ROOT / "tools" / "site" / "hook.py").as_posix()
-    config.write_text(config.read_text("utf-8").replace("../../../tools/site/hook.py", hook))
     lesson = course / "docs" / "lessons" / "01-finding-your-way.md"
     head, tail = lesson.read_text(encoding="utf-8").split("\n## ", 1)
     good = f"{head}\n{CUED_QUIZ}\n## {tail}"

@@ -33,7 +33,7 @@ from conftest import skip_or_fail
 
 from tools.course.model import Course, Page, script_lang
 from tools.course.parser import parse_course
-from tools.site.syntax import MKDOCS
+from tools.plugin.syntax import MKDOCS
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"

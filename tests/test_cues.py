@@ -15,7 +15,7 @@ pytest.importorskip("markdown_it", reason="the course engine's dependencies are 
 from tools.buildkit.buildinfo import ROOT
 from tools.course import cues
 from tools.course.parser import parse_page
-from tools.site.syntax import MKDOCS
+from tools.plugin.syntax import MKDOCS
 
 PATH = "docs/lessons/01-page.md"
 

@@ -32,7 +32,7 @@ from tools.buildkit.buildinfo import ROOT  # noqa: E402
 from tools.course import config as course_config  # noqa: E402
 from tools.course import notes  # noqa: E402
 from tools.course.parser import parse_course, parse_page  # noqa: E402
-from tools.site.syntax import MKDOCS  # noqa: E402
+from tools.plugin.syntax import MKDOCS  # noqa: E402
 
 CONFIG = course_config.load(ROOT)
 DECK_NAME = CONFIG.deck_name

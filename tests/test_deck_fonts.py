@@ -36,7 +36,7 @@ from test_deck import SITE, T1, build, find_card, import_apkg, make_course  # no
 
 from tools.anki import deck  # noqa: E402
 from tools.course.parser import parse_course  # noqa: E402
-from tools.site.syntax import MKDOCS  # noqa: E402
+from tools.plugin.syntax import MKDOCS  # noqa: E402
 
 Collection = anki_collection.Collection
 

@@ -23,7 +23,7 @@ from test_deck import SITE, T2, import_apkg  # noqa: E402
 from tools.anki import deck  # noqa: E402
 from tools.buildkit.buildinfo import ROOT  # noqa: E402
 from tools.course.parser import parse_course  # noqa: E402
-from tools.site.syntax import MKDOCS  # noqa: E402
+from tools.plugin.syntax import MKDOCS  # noqa: E402
 
 # (question as written in the lesson, a host its answer or explanation links to)
 NEW_CARDS = [

@@ -10,7 +10,7 @@ import pytest
 from conftest import with_course_settings
 
 from tools.course.parser import parse_course
-from tools.site.syntax import MKDOCS
+from tools.plugin.syntax import MKDOCS
 
 
 def git(root: Path, *args: str) -> None:
@@ -57,7 +57,7 @@ def test_a_changed_identity_is_an_error_at_its_line(course, pattern, replacement
         if row.strip().startswith(f"{key}:")
     )
     found = errors(course)
-    assert found and found[0].startswith(f"mkdocs.yml:{line}: extra.course.{key} is "), found
+    assert found and found[0].startswith(f"mkdocs.yml:{line}: plugins.course.{key} is "), found
     git(course, "commit", "-qam", "committed, still an error")
     assert errors(course) == found
 

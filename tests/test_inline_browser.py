@@ -254,7 +254,7 @@ def test_progress_goes_to_anki_with_its_schedule_and_comes_back(open_site, tmp_p
     from tools.anki import progress as anki_progress
     from tools.course import notes
     from tools.course.parser import parse_course
-    from tools.site.syntax import MKDOCS
+    from tools.plugin.syntax import MKDOCS
 
     watched, page = lesson(open_site, on=False)
     cards = page.locator("details.flashcard")

@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from tools.buildkit.buildinfo import ROOT
-from tools.site import learning_path
+from tools.plugin import learning_path
 
 NAV = [
     {"Home": "index.md"},

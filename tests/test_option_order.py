@@ -13,8 +13,8 @@ pytest.importorskip("genanki", reason="the course engine's dependencies are not 
 
 from tools.anki import deck
 from tools.course.parser import parse_page
-from tools.site import pages as site
-from tools.site.syntax import MKDOCS
+from tools.plugin import pages as site
+from tools.plugin.syntax import MKDOCS
 
 QUIZ = textwrap.dedent(
     """\

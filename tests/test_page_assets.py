@@ -1,5 +1,5 @@
 """Each stylesheet and script loads only on the pages that use it, and no script blocks the
-first paint (tools/site/assets.py, overrides/main.html, docs/assets/startup.js).
+first paint (tools/plugin/assets.py, overrides/main.html, docs/assets/startup.js).
 
 Lighthouse's figures are a benchmark (tests/perf/bench_pageload.py); this checks the built
 pages' heads and bodies: what they load, and how.
@@ -13,7 +13,7 @@ from pathlib import Path
 import yaml
 
 from tools.buildkit.buildinfo import ROOT
-from tools.site import assets
+from tools.plugin import assets
 
 LESSON = "lessons/02-gradient-checkpointing.html"  # cards and a quiz, no planner
 PLANNER = "lessons/02-part-3-measuring-and-choosing.html"

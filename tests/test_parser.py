@@ -12,7 +12,7 @@ pytest.importorskip("markdown_it", reason="the course engine's dependencies are 
 
 from tools.course.model import Card, CardGroup, Quiz
 from tools.course.parser import parse_course, parse_page
-from tools.site.syntax import MKDOCS
+from tools.plugin.syntax import MKDOCS
 
 PATH = "docs/lessons/01-x.md"
 
@@ -459,7 +459,6 @@ def test_pages_parsed_in_worker_processes_make_the_same_course(tmp_path, monkeyp
     from tools.course import check
 
     serial = parse_course(ROOT, syntax=MKDOCS)
-    monkeypatch.setattr(check, "_remembered", {})  # parse again, not a course checked before
     background = Background()
     try:
         parallel = check.start_checking(ROOT, syntax=MKDOCS, workers=background)()

@@ -60,7 +60,7 @@ def test_a_file_that_runs_in_the_browser_must_be_listed(course, name, body):
     (course / "docs" / name).write_text(body)
     errors = check_errors(course)
     assert [e.split(": ", 1)[0] for e in errors] == [f"docs/{name}:1"], errors
-    assert "extra.course.active_files" in errors[0]
+    assert "plugins.course.active_files" in errors[0]
 
 
 @pytest.mark.parametrize(

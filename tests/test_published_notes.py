@@ -21,7 +21,7 @@ from tools.buildkit.buildinfo import ROOT
 from tools.course import notes
 from tools.course.model import normalize
 from tools.course.parser import parse_course
-from tools.site.syntax import MKDOCS
+from tools.plugin.syntax import MKDOCS
 
 RECORD = Path(__file__).with_name("published_notes.tsv")
 

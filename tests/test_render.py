@@ -11,9 +11,9 @@ from html_tags import tags
 
 pytest.importorskip("markdown_it", reason="the course engine's dependencies are not installed")
 
+from tools.plugin.syntax import MKDOCS
 from tools.render.markdown_html import CODE_BACKGROUND, CODE_FOREGROUND, render_markdown
 from tools.render.mathml import mathml_in_html, speakable_tex
-from tools.site.syntax import MKDOCS
 
 TARGETS = ["site", "anki"]
 URDU = "PyTorch میں گریڈینٹ چیک پوائنٹ کے لیے torch.utils.checkpoint استعمال ہوتا ہے"

@@ -1,4 +1,5 @@
-"""The review page's data (tools/site/review.py) and the vendored scheduler (tools/site/vendor.py).
+"""The review page's data (tools/plugin/review.py) and the vendored scheduler
+(tools/plugin/vendor.py).
 
 The review page must hold exactly the deck's notes under the deck's GUIDs, or progress kept in
 the browser would not follow the items the way Anki's history follows notes. The vendored
@@ -24,8 +25,8 @@ from tools.course import config as course_config
 from tools.course import notes as course_notes
 from tools.course.model import Course
 from tools.course.parser import parse_course, parse_page
-from tools.site import review, vendor
-from tools.site.syntax import MKDOCS
+from tools.plugin import review, vendor
+from tools.plugin.syntax import MKDOCS
 
 LESSON = """\
 # Lesson

@@ -2,7 +2,7 @@
 
 Material's search plugin indexes each page before the hook puts the cards and quizzes in
 (``on_page_context``); the hook then adds one entry per item to ``search/search_index.json``,
-read back from the HTML the page shows (:func:`tools.site.pages.search_entries`). The browser
+read back from the HTML the page shows (:func:`tools.plugin.pages.search_entries`). The browser
 side (typing in the search box finds a card) is in ``test_site_browser.py``.
 """
 
@@ -14,8 +14,8 @@ from pathlib import Path
 from tools.buildkit.buildinfo import ROOT
 from tools.course.check import load_checked_course
 from tools.course.parser import parse_page
-from tools.site import pages as site_pages
-from tools.site.syntax import MKDOCS
+from tools.plugin import pages as site_pages
+from tools.plugin.syntax import MKDOCS
 
 LESSON = """\
 # A lesson

@@ -1,26 +1,35 @@
 """A second course reuses the engine: tests/fixtures/second-course has only a mkdocs.yml and docs/.
 
-It is built with the same ``tools/`` (``python -m tools.cli build --course DIR``), and its deck is
-imported into one Anki collection together with this course's: its own deck name, note types and
-GUIDs, so neither course touches the other's notes.
+It installs the engine as a stranger would, into a virtual environment of its own (``pip
+install`` of this repository, here with uv), and builds with plain ``mkdocs build``: MkDocs
+finds the ``course`` plugin by its entry point, with no path to this repository. Its deck is
+imported into one Anki collection together with this course's: its own deck name, note types
+and GUIDs, so neither course touches the other's notes.
+
+To add something of its own (a benchmark of its own, say), a course puts it in its own folder
+and names it in its ``course`` plugin settings; :func:`stranger_venv` is the environment to build
+it in, and :func:`second_site` the build.
 """
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 from conftest import deck_query
 
+from tools import bootstrap
 from tools.anki import deck
 from tools.buildkit.buildinfo import ROOT
 from tools.course import config as course_config
 from tools.course import notes as course_notes
 from tools.course.parser import parse_course
-from tools.site.syntax import MKDOCS
+from tools.plugin.syntax import MKDOCS
 
 FIXTURE = ROOT / "tests" / "fixtures" / "second-course"
 SECOND = course_config.load(FIXTURE)
@@ -34,16 +43,62 @@ def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.fixture(scope="module")
-def second_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def stranger_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The Python of a new virtual environment with this repository installed into it by uv.
+
+    The dependencies are this environment's, made visible to the new one by a ``.pth`` file
+    (no network, and no second copy of torch); the engine itself is installed from the
+    repository, as a stranger's ``pip install`` would, and is only reachable through that
+    install: the course's folder holds no ``tools/``."""
+    uv = bootstrap.find_uv()
+    if uv is None:
+        pytest.skip("uv cannot be had here (bootstrap.find_uv)")
+    venv = tmp_path_factory.mktemp("stranger") / "venv"
+    started = time.perf_counter()
+    subprocess.run([str(uv), "venv", "-q", "--python", sys.executable, str(venv)], check=True)
+    python = venv / "bin" / "python"
+    purelib = subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
+        capture_output=True, text=True, check=True,
+    ).stdout.strip()  # fmt: skip
+    ours = [p for p in sys.path if p.endswith("site-packages") and Path(p).is_dir()]
+    Path(purelib, "_dependencies.pth").write_text("".join(f"{p}\n" for p in ours))
+    install = [str(uv), "pip", "install", "-q", "--offline", "--python", str(python)]
+    install += ["--no-deps", "--no-build-isolation", "-e", str(ROOT)]
+    result = subprocess.run(install, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    print(f"installed the engine into {venv} in {time.perf_counter() - started:.1f} s")
+    return python
+
+
+@pytest.fixture(scope="module")
+def second_site(stranger_venv: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The second course built by ``mkdocs build`` in the stranger's environment."""
     course = tmp_path_factory.mktemp("second") / "course"
-    # The fixture names the hook by a path relative to its mkdocs.yml: keep that path valid.
     shutil.copytree(FIXTURE, course)
-    text = (course / "mkdocs.yml").read_text("utf-8")
-    hook = (ROOT / "tools" / "site" / "hook.py").as_posix()
-    (course / "mkdocs.yml").write_text(text.replace("../../../tools/site/hook.py", hook))
-    result = run_cli("build", "--course", str(course))
+    started = time.perf_counter()
+    result = subprocess.run(
+        [str(stranger_venv), "-m", "mkdocs", "build", "-q"],
+        cwd=course, capture_output=True, text=True, env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
+    )  # fmt: skip
     assert result.returncode == 0, result.stdout + result.stderr
+    print(f"mkdocs build of the second course: {time.perf_counter() - started:.1f} s")
     return course / "site"
+
+
+def test_the_installed_plugin_is_the_one_mkdocs_loads(stranger_venv: Path, tmp_path: Path):
+    """Run from outside this repository, the stranger's environment finds the plugin by its
+    entry point alone."""
+    find = (
+        "from importlib.metadata import entry_points;"
+        "(e,) = [e for e in entry_points(group='mkdocs.plugins') if e.name == 'course'];"
+        "print(e.value, e.load().__module__)"
+    )
+    result = subprocess.run(
+        [str(stranger_venv), "-c", find], cwd=tmp_path, capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["tools.plugin.plugin:CoursePlugin", "tools.plugin.plugin"]
 
 
 def notes(apkg: Path) -> list[tuple]:
@@ -105,16 +160,17 @@ def test_a_course_without_settings_is_refused_with_the_file_named(tmp_path: Path
     (tmp_path / "mkdocs.yml").write_text("site_name: Nameless\n", "utf-8")
     result = run_cli("check", "--course", str(tmp_path))
     assert result.returncode == 1
-    assert "mkdocs.yml:1: no 'extra: course:' settings" in result.stderr
+    assert "mkdocs.yml:1: no 'course' plugin settings" in result.stderr
 
 
 @pytest.mark.parametrize(
     ("setting", "message"),
     [
-        ("guid_namespace: Has Spaces", "extra.course.guid_namespace 'Has Spaces'"),
+        ("guid_namespace: Has Spaces", "plugins.course.guid_namespace: 'Has Spaces'"),
         ("deck_file: ../outside.apkg", "must stay inside the site"),
         ("note_type_ids: {basic: 5, choice: 5}", "each note type needs its own id"),
-        ("languages: [en, fr]", "extra.course.languages: ['fr'] unknown"),
+        ("languages: [en, fr]", "plugins.course.languages: ['fr'] unknown"),
+        ("languages: en", "plugins.course.languages: missing, or not a list"),
     ],
 )
 def test_bad_settings_name_file_line_and_key(tmp_path: Path, setting: str, message: str):
@@ -122,7 +178,7 @@ def test_bad_settings_name_file_line_and_key(tmp_path: Path, setting: str, messa
     text = (FIXTURE / "mkdocs.yml").read_text("utf-8")
     key = setting.split(":")[0]
     lines = [
-        f"    {setting}" if line.strip().startswith(key + ":") else line
+        f"      {setting}" if line.strip().startswith(key + ":") else line
         for line in text.splitlines()
     ]
     (tmp_path / "mkdocs.yml").write_text("\n".join(lines) + "\n", "utf-8")
@@ -130,6 +186,47 @@ def test_bad_settings_name_file_line_and_key(tmp_path: Path, setting: str, messa
     assert result.returncode == 1
     line = next(n for n, row in enumerate(lines, 1) if row.strip().startswith(key + ":"))
     assert f"mkdocs.yml:{line}: " in result.stderr and message in result.stderr
+
+
+def _with_setting(course: Path, setting: str) -> Path:
+    """The second course with one more line in its plugin settings."""
+    shutil.copytree(FIXTURE, course)
+    text = (course / "mkdocs.yml").read_text("utf-8")
+    anchor = "      languages: [en]\n"
+    (course / "mkdocs.yml").write_text(text.replace(anchor, anchor + f"      {setting}\n"))
+    return course
+
+
+@pytest.mark.parametrize(
+    ("setting", "mkdocs_says", "check_says"),
+    [
+        (
+            "colour: blue",
+            "Plugin 'course' option 'colour': Unrecognised configuration name: colour",
+            "plugins.course.colour: unknown setting",
+        ),
+        (
+            "active_files: assets/a.js",
+            "Plugin 'course' option 'active_files': missing, or not a list",
+            "plugins.course.active_files: missing, or not a list",
+        ),
+    ],
+)
+def test_an_unknown_or_mistyped_setting_is_mkdocs_own_config_error_and_checks(
+    tmp_path: Path, setting: str, mkdocs_says: str, check_says: str
+):
+    """``mkdocs build`` refuses it while loading mkdocs.yml (the plugin's schema), naming the
+    setting; ``check``, which runs without MkDocs, refuses it from the same table at its line."""
+    course = _with_setting(tmp_path / "course", setting)
+    built = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "-d", str(tmp_path / "site")],
+        cwd=course, capture_output=True, text=True,
+    )  # fmt: skip
+    assert built.returncode == 1 and mkdocs_says in built.stderr, built.stderr
+    assert not (tmp_path / "site").exists()
+    checked = run_cli("check", "--course", str(course))
+    line = (course / "mkdocs.yml").read_text("utf-8").splitlines().index(f"      {setting}") + 1
+    assert checked.returncode == 1 and f"mkdocs.yml:{line}: {check_says}" in checked.stderr
 
 
 def test_the_deck_command_writes_the_second_courses_deck(tmp_path: Path):

@@ -1,4 +1,4 @@
-"""The HTML that tools/site/pages.py puts on the pages, checked without a browser (fast).
+"""The HTML that tools/plugin/pages.py puts on the pages, checked without a browser (fast).
 
 Each test writes a small page into a temporary course root, parses it with the real parser,
 renders it, and reads the result back with an HTML parser, so structure (not string layout) is
@@ -21,8 +21,8 @@ pytest.importorskip("markdown_it", reason="the course engine's dependencies are 
 from tools.buildkit.buildinfo import ROOT
 from tools.course.model import Embed, Location
 from tools.course.parser import parse_page
-from tools.site import pages as site
-from tools.site.syntax import MKDOCS
+from tools.plugin import pages as site
+from tools.plugin.syntax import MKDOCS
 
 LESSON = """\
 # A lesson

@@ -24,7 +24,7 @@ import torch
 
 from tools.buildkit.buildinfo import ROOT
 from tools.course.parser import parse_course
-from tools.site.syntax import MKDOCS
+from tools.plugin.syntax import MKDOCS
 
 SNIPPETS = ROOT / "snippets"
 EXPECTED_COSINE = 32 / (14**0.5 * 77**0.5)

@@ -23,7 +23,6 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURE = ROOT / "tests" / "fixtures" / "second-course"
-HOOK = (ROOT / "tools" / "site" / "hook.py").as_posix()
 SMALL, LARGE = 3, 12  # lessons
 LOG_VARIABLE = "COURSE_PROCESS_LOG"
 
@@ -98,7 +97,6 @@ def make_course(root: Path, lessons: int) -> Path:
         (root / "docs" / "lessons" / name).write_text(text, "utf-8")
     nav = "".join(f"  - {n} · Lesson: lessons/{name}\n" for n, name in enumerate(names, 1))
     config = (FIXTURE / "mkdocs.yml").read_text("utf-8")
-    config = config.replace("../../../tools/site/hook.py", HOOK)
     config = config.replace("  - 1 · Finding your way: lessons/01-finding-your-way.md\n", nav)
     (root / "mkdocs.yml").write_text(config, "utf-8")
     git(root, "init", "-q", "-b", "main")

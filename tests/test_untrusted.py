@@ -21,11 +21,11 @@ pytest.importorskip("markdown_it", reason="the course engine's dependencies are 
 from test_parser import PATH, messages, parse
 
 from tools.course.parser import parse_course
+from tools.plugin import offline, syntax
+from tools.plugin.pages import render_cards, render_quiz
+from tools.plugin.syntax import MKDOCS
 from tools.render.markdown_html import render_markdown
 from tools.render.mathml import safe_mathml, tex_to_mathml
-from tools.site import offline, syntax
-from tools.site.pages import render_cards, render_quiz
-from tools.site.syntax import MKDOCS
 
 
 def write(root: Path, files: dict[str, str | bytes]) -> Path:

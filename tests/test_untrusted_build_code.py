@@ -1,11 +1,11 @@
 """Hostile input, third pass (#41): code run at build time changes nothing published except
 through its declared output.
 
-- The lab notebook runs confined (:mod:`tools.site.lab`, :mod:`tools.buildkit.sandbox`): a cell
+- The lab notebook runs confined (:mod:`tools.plugin.lab`, :mod:`tools.buildkit.sandbox`): a cell
   can read neither the repository's ``.git`` nor ``docs/``, and can write neither ``docs/``,
   the staging folder nor the repository; its outputs go through the pages' allow-list.
 - Whatever else the build runs, the site folder is compared with what the build made
-  (:mod:`tools.site.outputs`) before ``site/`` is replaced: a file nobody declared, a copied
+  (:mod:`tools.plugin.outputs`) before ``site/`` is replaced: a file nobody declared, a copied
   file that differs from its source, or a source changed during the build fails it.
 """
 
@@ -22,7 +22,7 @@ from conftest import copy_course
 from test_build import run_cli
 
 from tools.buildkit import sandbox
-from tools.site import outputs
+from tools.plugin import outputs
 
 ROOT = Path(__file__).resolve().parents[1]
 LAB = "docs/lab/checkpointing-lab.py"
@@ -112,11 +112,7 @@ def test_files_the_build_did_not_make_fail_it_before_the_site_is_replaced(tmp_pa
     before = {p: p.read_bytes() for p in (course / "site").rglob("*") if p.is_file()}
     (course / "writer.py").write_text(WRITING_HOOK)
     settings = course / "mkdocs.yml"
-    settings.write_text(
-        settings.read_text().replace(
-            "  - tools/site/hook.py\n", "  - tools/site/hook.py\n  - writer.py\n"
-        )
-    )
+    settings.write_text(settings.read_text() + "hooks:\n  - writer.py\n")
     result = run_cli(course, "build")
     assert result.returncode != 0
     assert "the site folder holds what the build did not make" in result.stderr

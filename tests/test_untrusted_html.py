@@ -16,7 +16,7 @@ pytest.importorskip("nh3", reason="the course engine's dependencies are not inst
 from test_parser import PATH, messages
 
 from tools.course import sanitize
-from tools.site import offline
+from tools.plugin import offline
 
 # (raw HTML, found by the built-page scan when not sanitised)
 HOSTILE = [

@@ -107,7 +107,7 @@ def test_deck_and_review_links_are_percent_encoded_as_mkdocs_writes_page_urls(tm
 def test_the_built_page_check_finds_an_item_inside_a_comment():
     from test_parser import parse
 
-    from tools.site.pages import lost_items
+    from tools.plugin.pages import lost_items
 
     page, errors = parse("# T\n\nQ? ::: A\n")
     assert not errors

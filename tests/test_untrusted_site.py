@@ -26,7 +26,7 @@ from html_tags import active_markup
 
 from tools.course import config as course_config
 from tools.course.links import leaves_site
-from tools.site import offline
+from tools.plugin import offline
 
 DECK_FILE = course_config.load(ROOT).deck_file
 

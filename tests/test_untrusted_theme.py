@@ -14,7 +14,7 @@ from conftest import copy_course
 from test_build import run_cli
 
 from tools.course import published, sanitize
-from tools.site import offline
+from tools.plugin import offline
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -2,8 +2,10 @@
 
 ``python3 -m tools ...`` runs this first, on any Python 3.11+, so that the README's Quick start
 needs nothing but Python: it makes ``.venv``, installs the dependencies declared in
-``pyproject.toml`` at the exact versions of ``constraints.txt``, and re-runs the command inside
-the environment. A stamp (a hash of both files) makes a no-change run skip installing entirely.
+``pyproject.toml`` at the exact versions of ``constraints.txt`` and this checkout itself, editable
+(its ``mkdocs.plugins`` entry point is how MkDocs finds the course plugin), and re-runs the command
+inside the environment. A stamp (a hash of both files) makes a no-change run skip installing
+entirely.
 
 The installer is uv (from PyPI, at the version ``constraints.txt`` pins) when it can be had: it
 resolves and installs the wheels in parallel, several times faster than pip. It is used from
@@ -90,8 +92,9 @@ def ensure_venv(extras: Iterable[str] = ()) -> None:
         venv.EnvBuilder(with_pip=False).create(VENV)
     print("installing dependencies (first run only) ...", flush=True)
     uv = find_uv()
-    if uv is None or not _install_with_uv(uv, requirements(groups)):
-        _install_with_pip(requirements(groups))
+    wanted = [*requirements(groups), "-e", str(ROOT)]
+    if uv is None or not _install_with_uv(uv, wanted):
+        _install_with_pip(wanted)
     STAMP.write_text(stamp)
     EXTRAS_STAMP.write_text(" ".join(groups))
 

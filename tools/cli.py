@@ -3,8 +3,8 @@ and learner's entry points.
 
 Each command is a small function; ``main`` only dispatches. ``build`` never measures: it renders
 the committed benchmark results (see ``tests/test_benchmarks*.py`` for how they are made), and it
-runs MkDocs in this process (:mod:`tools.site.mkdocs_build`). ``vendor`` refreshes the site's
-vendored browser code (:mod:`tools.site.vendor`). ``progress`` moves a learner's reviews between
+runs MkDocs in this process (:mod:`tools.plugin.mkdocs_build`). ``vendor`` refreshes the site's
+vendored browser code (:mod:`tools.plugin.vendor`). ``progress`` moves a learner's reviews between
 the Review page and Anki, with their schedule (:mod:`tools.anki.progress` and its routes).
 ``--course DIR`` points ``check``, ``deck`` and ``build`` at another course (a folder with its
 own ``mkdocs.yml`` and ``docs/``); the default is this repository's course.
@@ -30,8 +30,8 @@ from typing import NoReturn
 from tools.buildkit import buildinfo, workers
 from tools.buildkit import stamp as build_stamp
 from tools.course import check as course_check
-from tools.site import mkdocs_build
-from tools.site.syntax import MKDOCS
+from tools.plugin import mkdocs_build
+from tools.plugin.syntax import MKDOCS
 
 ROOT = buildinfo.ROOT
 
@@ -89,7 +89,8 @@ def build_site(site_dir: Path, *, root: Path = ROOT, strict_results: bool = Fals
 
     An interrupted build (Ctrl-C, SIGTERM) loses nothing either: the staging folder is removed
     and ``site/`` is swapped whole, with both signals held back for the two renames. MkDocs runs
-    in this process, so its hook reuses the course checked here instead of parsing it again.
+    in this process, and the course plugin builds the course checked here instead of parsing it
+    again.
     A site folder that is already what this build would write is left alone
     (:mod:`tools.buildkit.stamp`).
     """
@@ -99,9 +100,9 @@ def build_site(site_dir: Path, *, root: Path = ROOT, strict_results: bool = Fals
     if build_stamp.up_to_date(root, site_dir, inputs):
         print(f"{site_dir} is up to date: nothing it is built from changed since it was built")
         return
-    # The hook's background jobs run these modules: imported before the pool's workers fork,
-    # they start with them (this process imports them anyway, when MkDocs loads the hook).
-    from tools.site import offline, pages, review  # noqa: F401
+    # The plugin's background jobs run these modules: imported before the pool's workers fork,
+    # they start with them (this process imports them anyway, when MkDocs loads the plugin).
+    from tools.plugin import offline, pages, review  # noqa: F401
 
     with _terminate_as_exit(), workers.build_pool() as pool:  # the build's one worker pool
         checked = course_check.start_checking(
@@ -119,6 +120,7 @@ def build_site(site_dir: Path, *, root: Path = ROOT, strict_results: bool = Fals
                 staging,
                 lambda: _without_problems(checked()),
                 strict_results=strict_results,
+                pool=pool,
             )
             _swap_in(staging, site_dir, old)
             build_stamp.record(root, site_dir, inputs)
@@ -327,7 +329,7 @@ def _progress_direction(args: argparse.Namespace, course, now: int) -> int:
 
 
 def cmd_vendor(args: argparse.Namespace) -> int:
-    from tools.site import vendor
+    from tools.plugin import vendor
 
     if args.version and not args.package:
         print("vendor: --version needs the package it pins", file=sys.stderr)
@@ -347,12 +349,17 @@ def cmd_serve(args: argparse.Namespace) -> int:
     """The live preview, checked as ``build`` checks (its warnings on every rebuild), in this
     process; a build that fails shows its error in the browser (:func:`mkdocs_build.serve`)."""
 
+    last: list = []  # the course problems() checked, which the plugin then builds
+
     def problems() -> str | None:
         with workers.build_pool() as pool:
             course = course_check.load_checked_course(args.course, syntax=MKDOCS, workers=pool)
+        last[:] = [course]
         return None if _without_problems(course) else course_check.report(course)
 
-    mkdocs_build.serve(args.course / "mkdocs.yml", problems, dev_addr=args.dev_addr)
+    mkdocs_build.serve(
+        args.course / "mkdocs.yml", problems, lambda: last[0], dev_addr=args.dev_addr
+    )
     return 0
 
 
@@ -387,7 +394,7 @@ def _course_dir(value: str) -> Path:
 
 
 def argument_parser() -> argparse.ArgumentParser:
-    from tools.site import vendor  # standard library only: cheap to import for the help text
+    from tools.plugin import vendor  # standard library only: cheap to import for the help text
 
     ap = argparse.ArgumentParser(prog="python -m tools", description=__doc__.splitlines()[0])
     course = argparse.ArgumentParser(add_help=False)

@@ -11,7 +11,7 @@
  *
  * Scripts that only some pages use (the planner's, grading in lessons) are not among the site's
  * scripts: a page names the ones it uses in its head, as <link rel="preload" as="script">
- * (tools/site/assets.py), and this script runs each of them, once, in their order, when a page
+ * (tools/plugin/assets.py), and this script runs each of them, once, in their order, when a page
  * that names it has loaded or has been swapped in. A preload link only fetches; instant
  * navigation carries the head's links to the new page, where a script tag would not run.
  */

@@ -41,7 +41,7 @@ from test_deck import import_apkg  # noqa: E402
 
 from tools.anki import deck  # noqa: E402
 from tools.course.parser import parse_course  # noqa: E402
-from tools.site.syntax import MKDOCS  # noqa: E402
+from tools.plugin.syntax import MKDOCS  # noqa: E402
 
 TIMESTAMP = 1_800_000_000
 SIZE_BAR_NOTE = "bar: growth <= the font files' own size"

@@ -27,7 +27,7 @@ from tools.anki import deck, progress  # noqa: E402
 from tools.anki.progress_apkg import to_apkg  # noqa: E402
 from tools.course import notes  # noqa: E402
 from tools.course.parser import parse_course  # noqa: E402
-from tools.site.syntax import MKDOCS  # noqa: E402
+from tools.plugin.syntax import MKDOCS  # noqa: E402
 
 NOW = 1_796_000_000_000
 ON_LOAD = ("store.js", "schedule.js", "page.js", "transfer.js")

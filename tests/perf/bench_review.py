@@ -4,7 +4,7 @@
 
 1. Bytes the review page adds to a site page, raw and gzipped (level 9): the vendored ts-fsrs,
    the review scripts, and the two data files generated from today's course
-   (``tools.site.review.site_files``). Budget: 60 KB gzipped for the JS and data.
+   (``tools.plugin.review.site_files``). Budget: 60 KB gzipped for the JS and data.
 2. Building the due queue in headless Chromium for a synthetic course of ``items`` items
    (default 5,000), half of them already reviewed: the first call in a fresh page (reads and
    parses the stored progress, builds the item list) and repeated calls. Budget: 50 ms.
@@ -25,8 +25,8 @@ sys.path.insert(0, str(ROOT))
 
 from tools.course import notes  # noqa: E402
 from tools.course.parser import parse_course  # noqa: E402
-from tools.site import review  # noqa: E402  (needs the repository root on the path)
-from tools.site.syntax import MKDOCS  # noqa: E402
+from tools.plugin import review  # noqa: E402  (needs the repository root on the path)
+from tools.plugin.syntax import MKDOCS  # noqa: E402
 
 ASSETS = ROOT / "docs" / "assets"
 SCRIPTS = ("vendor/ts-fsrs/index.umd.js", "review/store.js", "review/page.js")

@@ -59,8 +59,8 @@ from tools.anki import deck, deck_cache, note_dates  # noqa: E402
 from tools.buildkit import buildinfo, git_history  # noqa: E402
 from tools.course import check as course_check  # noqa: E402
 from tools.course import notes  # noqa: E402
-from tools.site import review  # noqa: E402
-from tools.site.syntax import MKDOCS  # noqa: E402
+from tools.plugin import review  # noqa: E402
+from tools.plugin.syntax import MKDOCS  # noqa: E402
 
 HOOK = ROOT / "tools" / "site" / "hook.py"
 PLAIN_CONFIG = "mkdocs.plain.yml"

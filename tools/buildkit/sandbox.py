@@ -11,7 +11,7 @@ folders named writable; every other path, the repository included, is refused by
 Landlock is in Linux since 5.13 and on by default in the common distributions' kernels
 (GitHub's Ubuntu runners among them). Where it is missing (another kernel, macOS),
 :func:`confine` returns False and changes nothing: the caller says so, and the checks on what
-is published (:mod:`tools.site.outputs`) stay the line that catches a write.
+is published (:mod:`tools.plugin.outputs`) stay the line that catches a write.
 
 Standard library only (``ctypes``): the kernel interface is three system calls.
 """

@@ -1,17 +1,20 @@
 """The worker processes of a build: one pool per build, so work runs while MkDocs renders pages
 in this process.
 
-MkDocs builds on one core. A build makes one pool (:func:`build_pool`: the CLI's build, or the
-hook's when MkDocs runs on its own) and decides what runs there: the course's pages are parsed
+MkDocs builds on one core. A build makes one pool (:func:`build_pool`: the CLI's build, which
+hands it to the course plugin, or the plugin's when MkDocs runs on its own) and decides what
+runs there: the course's pages are parsed
 by both workers while MkDocs loads (:func:`tools.course.check.start_checking`), when this
-process has little else to do. Some of the hook's work needs none of MkDocs' results and is
+process has little else to do. Some of the plugin's work needs none of MkDocs' results and is
 needed only when the build ends: the deck (read from :mod:`tools.anki.deck_cache` or built),
 the review page's data, the search entries of cards and questions, and the scans of every page
-for script and for remote loads. The hook runs it in one worker, one job at a time
+for script and for remote loads. The plugin runs it in one worker, one job at a time
 (:meth:`Background.limit`), on the second core while MkDocs renders on the first (a second busy
 worker would take CPU from MkDocs; ``tests/perf/bench_scale.py`` times the build); the build
 collects the results in ``on_post_build`` and fails there if a job failed or a scan found
-something, before anything is published.
+something, before anything is published. A job is a function the caller imports and passes:
+the worker, forked from this process, finds it by its module and name, and the import is a
+dependency the architecture test sees.
 
 Work runs in this process instead when a second process would not help (one core) or would not
 be safe: forking a process that runs other threads (``mkdocs serve``'s server, a test's web
@@ -21,7 +24,6 @@ server) can leave the child holding a lock no thread will release.
 from __future__ import annotations
 
 import contextlib
-import importlib
 import multiprocessing
 import os
 import threading
@@ -52,12 +54,8 @@ class Background:
         """From now on send jobs to the first ``at_once`` workers only, one job at a time each."""
         self.at_once = at_once
 
-    def submit(self, fn: Callable[..., Any] | str, /, *args: Any, **kwargs: Any) -> Future:
-        """Run ``fn(*args, **kwargs)`` in a worker. ``fn`` may be named, ``"module:function"``:
-        then only the worker imports its module (the deck's, with genanki and SQLite, is needed
-        in no other process)."""
-        if isinstance(fn, str):
-            args, fn = (fn, *args), _call_named
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future:
+        """Run ``fn(*args, **kwargs)`` in a worker (``fn`` a module-level function)."""
         if self._forks is None:
             self._forks = _may_fork()  # checked before a worker's executor starts its thread
         if not self._forks:
@@ -115,25 +113,14 @@ class Background:
                 executor.shutdown(cancel_futures=True)
 
 
-_this_build: Background | None = None
-
-
 @contextlib.contextmanager
 def build_pool() -> Iterator[Background]:
-    """The worker pool of the build running in this process, closed when that build ends.
-
-    The first caller makes it (the CLI's build, or the hook when MkDocs runs on its own); a
-    caller inside that build (the hook under the CLI) is handed the same pool.
-    """
-    global _this_build
-    if _this_build is not None:
-        yield _this_build
-        return
-    pool = _this_build = Background()
+    """The worker pool of one build, closed when that build ends. The build hands it to what it
+    runs (the CLI hands it to the course plugin), so no process-wide pool is needed."""
+    pool = Background()
     try:
         yield pool
     finally:
-        _this_build = None
         pool.close()
 
 
@@ -163,11 +150,6 @@ def _die_with(parent: int) -> None:
 def _may_fork() -> bool:
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     return (cores or 1) > 1 and threading.active_count() == 1 and hasattr(os, "fork")
-
-
-def _call_named(name: str, /, *args: Any, **kwargs: Any) -> Any:
-    module, _, function = name.partition(":")
-    return getattr(importlib.import_module(module), function)(*args, **kwargs)
 
 
 def _run_each(calls: list[tuple[Callable[..., Any], tuple, dict[str, Any]]]) -> list[tuple]:

@@ -2,6 +2,6 @@
 the identity of every note.
 
 Plain Python over markdown-it-py: it imports no site generator (MkDocs, Material,
-Python-Markdown, pymdownx), no genanki, and nothing of ``tools.site`` or ``tools.anki``
+Python-Markdown, pymdownx), no genanki, and nothing of ``tools.plugin`` or ``tools.anki``
 (``tests/test_architecture.py`` holds it to that).
 """

@@ -1,11 +1,11 @@
 """Validation: everything that can be wrong in the sources, found in one run without writing.
 
-``check``, ``deck`` and the MkDocs hook all start here, so they report the same problems. A
-build parses the course once: when the CLI runs MkDocs in its own process, the hook gets the
-course the CLI already checked (:func:`load_checked_course` remembers it while the sources stay
-as they were), and ``mkdocs serve`` re-parses only after an edit. Given the build's worker
-processes (:mod:`tools.buildkit.workers`), the pages are parsed there, split among them, while the
-CLI loads MkDocs (:func:`start_checking`).
+``check``, ``deck`` and the MkDocs plugin all start here, so they report the same problems. A
+build parses the course once: when the CLI runs MkDocs in its own process, it hands the plugin
+the course it already checked, and under ``mkdocs serve`` the plugin keeps the course it checked
+while :func:`sources_stamp` stays the same, so it re-parses only after an edit. Given the
+build's worker processes (:mod:`tools.buildkit.workers`), the pages are parsed there, split among
+them, while the CLI loads MkDocs (:func:`start_checking`).
 """
 
 from __future__ import annotations
@@ -15,11 +15,11 @@ from pathlib import Path
 
 from tools.buildkit.digest import Digest
 from tools.buildkit.workers import Background
+from tools.course import config as course_config
 from tools.course import cues, parser
 from tools.course.model import Course, CourseError, SiteSyntax
 
 _TEXT = {".md", ".yml", ".yaml", ".json", ".py", ".txt", ".csv"}
-_remembered: dict[tuple[Path, bool], tuple[tuple, Course]] = {}
 
 
 def load_checked_course(
@@ -46,28 +46,23 @@ def start_checking(
     """:func:`load_checked_course` in two steps: this call starts parsing the pages, split
     among the build's ``workers`` when it has them, and returns, so the caller can load MkDocs
     meanwhile; the function it returns waits for the pages and finishes the check."""
-    key = (root.resolve(), strict_results)
-    stamp = _sources_stamp(root)
-    remembered = _remembered.get(key)
-    if remembered and remembered[0] == stamp:
-        return lambda: remembered[1]
-    sources = parser.course_sources(root)
+    docs = course_config.docs_dir(root)
+    sources = parser.course_sources(root, docs)
     files, languages = list(sources.files), sources.languages
     if workers is None:
-        done = parser.parse_files(root, "docs", files, languages, syntax)
+        done = parser.parse_files(root, docs, files, languages, syntax)
         parts: list[Callable[[], list]] = [lambda: done]
     else:
         n = workers.workers
         parts = [
-            workers.submit(parser.parse_files, root, "docs", files[i::n], languages, syntax).result
+            workers.submit(parser.parse_files, root, docs, files[i::n], languages, syntax).result
             for i in range(n)
         ]
 
     def finish() -> Course:
         parsed = (row for part in parts for row in part())
-        course = parser.assemble(root, "docs", sources, parsed)
+        course = parser.assemble(root, docs, sources, parsed)
         _check_embeds(course, root, strict_results)
-        _remembered[key] = (stamp, course)
         return course
 
     return finish
@@ -90,15 +85,15 @@ def _check_embeds(course: Course, root: Path, strict_results: bool) -> None:
     course.errors.sort(key=lambda error: error.location)
 
 
-def _sources_stamp(root: Path) -> tuple:
+def sources_stamp(root: Path) -> tuple:
     """What the checked course depends on: every file it reads, by content where it is text.
 
     The course reads its settings, its pages, the files they link to or include (docs/,
     snippets/) and the benchmark results. Text sources are hashed (an edit within one clock tick
     keeps size and time); fonts and images are known by size and time.
     """
-    files = [root / "mkdocs.yml"]
-    for folder in ("docs", "snippets"):
+    files = [root / course_config.CONFIG_FILE]
+    for folder in (course_config.docs_dir(root), "snippets"):
         files += sorted(p for p in (root / folder).rglob("*") if p.is_file())
     stamp = []
     for path in files:

@@ -1,18 +1,24 @@
-"""What makes a course this course: read from ``extra.course`` in the course's ``mkdocs.yml``.
+"""What makes a course this course: the ``course`` plugin's settings in its ``mkdocs.yml``.
 
-The engine in ``tools/`` serves any course laid out like this one (``mkdocs.yml`` beside
-``docs/``). Everything that names or identifies one course lives in its ``mkdocs.yml``, so a
+The engine in ``tools/`` serves any course laid out like this one (``mkdocs.yml`` beside its
+``docs_dir``). Everything that names or identifies one course lives in its ``mkdocs.yml``, so a
 second course reuses the engine unchanged::
 
     site_url: https://example.org/course/      # absolute links in the deck's notes
-    extra:
-      course:
-        deck_name: My Course                   # Anki's top deck; note type names start with it
-        deck_file: downloads/my-course.apkg    # where the site offers the deck
-        guid_namespace: my-course              # NEVER change it: every note's identity
-        note_type_ids: {basic: 1734861301, choice: 1734861302}  # NEVER change them either
-        languages: [en, ur]                    # languages a quiz may be written in
-        active_files: [assets/course.js]       # the only .js/.html/.svg/.xml files of docs/
+    plugins:
+      - search
+      - course:
+          deck_name: My Course                   # Anki's top deck; note type names start with it
+          deck_file: downloads/my-course.apkg    # where the site offers the deck
+          guid_namespace: my-course              # NEVER change it: every note's identity
+          note_type_ids: {basic: 1734861301, choice: 1734861302}  # NEVER change them either
+          languages: [en, ur]                    # languages a quiz may be written in
+          active_files: [assets/course.js]       # the only .js/.html/.svg/.xml files of docs/
+
+The settings are declared once, in :data:`SETTINGS` (type, default, a help line and the check of
+each value). :func:`load` validates them here for ``check`` and the parser, which import no
+MkDocs; the plugin's MkDocs schema (:mod:`tools.plugin.settings`) is made from the same table,
+so ``mkdocs build`` refuses an unknown or mistyped setting with MkDocs' own error.
 
 ``guid_namespace`` and ``note_type_ids`` are identities, not names: Anki matches a learner's notes
 and note types by them on every import, so changing either orphans every learner's history.
@@ -22,7 +28,10 @@ They are required, never derived from the deck name, so that renaming a course k
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+from typing import Any
 
 import yaml
 
@@ -30,6 +39,8 @@ from tools.course import sanitize
 from tools.course.model import LANGUAGES, CourseConfig, CourseError, Location
 
 CONFIG_FILE = "mkdocs.yml"
+PLUGIN = "course"  # the plugin's name in mkdocs.yml (its entry point in pyproject.toml)
+WHERE = f"plugins.{PLUGIN}"  # how messages name a setting: plugins.course.deck_file
 NOTE_TYPES = ("basic", "choice")
 _NAMESPACE = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
 
@@ -42,9 +53,108 @@ class _Loader(yaml.SafeLoader):
 _Loader.add_multi_constructor("", lambda loader, suffix, node: None)
 
 
+def _site_path(suffix: str) -> Callable[[Any], str | None]:
+    def check(value: str) -> str | None:
+        path = PurePosixPath(value)
+        if path.is_absolute() or ".." in path.parts:
+            return f"{value!r} must stay inside the site"
+        return None if value.endswith(suffix) else f"{value!r} must end in {suffix}"
+
+    return check
+
+
+def _namespace(value: str) -> str | None:
+    return None if _NAMESPACE.match(value) else f"{value!r}: use a-z, 0-9, . _ -"
+
+
+def _note_type_ids(ids: dict) -> str | None:
+    if set(ids) != set(NOTE_TYPES) or not all(
+        isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in ids.values()
+    ):
+        return f"needs positive ids for {NOTE_TYPES}"
+    return None if len(set(ids.values())) == len(ids) else "each note type needs its own id"
+
+
+def _languages(languages: list) -> str | None:
+    unknown = [lang for lang in languages if lang not in LANGUAGES]
+    return f"{unknown} unknown (the engine has: {list(LANGUAGES)})" if unknown else None
+
+
+def _paths(files: list) -> str | None:
+    return None if all(isinstance(f, str) for f in files) else "must be a list of paths"
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One setting of the course plugin: its YAML type, whether a course must give it (else
+    ``default``), a help line, and the check of a value of the right type (a problem, or None)."""
+
+    name: str
+    kind: type
+    help: str
+    required: bool = False
+    default: Any = None
+    check: Callable[[Any], str | None] | None = None
+
+    def problem(self, value: Any) -> str | None:
+        """What is wrong with ``value`` for this setting (None: nothing). ``bool`` is no int."""
+        if not isinstance(value, self.kind) or isinstance(value, bool) or not value:
+            if value in (None, "", [], {}) and not self.required:
+                return None
+            return f"missing, or not a {self.kind.__name__}"
+        return self.check(value) if self.check else None
+
+
+SETTINGS = (
+    Setting("deck_name", str, "Anki's top deck; the note types' names start with it", True),
+    Setting("deck_file", str, "where the site offers the deck (.apkg)", True,
+            check=_site_path(".apkg")),
+    Setting("guid_namespace", str, "every note's identity: never change it once published", True,
+            check=_namespace),
+    Setting("note_type_ids", dict, "Anki's ids of the basic and choice note types: never change",
+            True, check=_note_type_ids),
+    Setting("languages", list, "the languages a quiz may be written in", default=["en"],
+            check=_languages),
+    Setting("practice_download", str, "where the site offers the practice workspace (.zip)",
+            default="", check=_site_path(".zip")),
+    Setting("active_files", list, "the only docs/ files that run in a browser (reviewed)",
+            default=[], check=_paths),
+    Setting("identity_migration", dict, "from: the identities being left; reason: why "
+            "(tools/course/identity.py)", default={}),
+)  # fmt: skip
+
+
+def plugin_settings(config: Any) -> dict | None:
+    """The course plugin's settings in a parsed ``mkdocs.yml`` (``{}`` when it is listed without
+    any); None when the plugin is not listed."""
+    plugins = config.get("plugins") if isinstance(config, dict) else None
+    entries = plugins.items() if isinstance(plugins, dict) else None
+    if isinstance(plugins, list):
+        entries = [
+            next(iter(entry.items()))
+            if isinstance(entry, dict) and len(entry) == 1
+            else (entry, {})
+            for entry in plugins
+        ]
+    for name, settings in entries or ():
+        if name == PLUGIN:
+            return settings if isinstance(settings, dict) else {}
+    return None
+
+
+def docs_dir(root: Path) -> str:
+    """The course's ``docs_dir`` (MkDocs' default ``docs`` when unset or unreadable)."""
+    try:
+        config = yaml.load((root / CONFIG_FILE).read_text("utf-8"), Loader=_Loader)
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return "docs"
+    value = config.get("docs_dir") if isinstance(config, dict) else None
+    return value if isinstance(value, str) and value else "docs"
+
+
 def load(root: Path) -> CourseConfig:
     """The course's settings from ``root/mkdocs.yml``; a :class:`CourseError` naming the file,
-    line and key when one is missing or malformed."""
+    line and key when one is missing, unknown or malformed."""
     path = root / CONFIG_FILE
     where = Location(CONFIG_FILE, 1)
     try:
@@ -57,86 +167,49 @@ def load(root: Path) -> CourseConfig:
         mark = getattr(exc, "problem_mark", None)
         at = Location(CONFIG_FILE, mark.line + 1) if mark else where
         raise CourseError(at, f"not valid YAML: {getattr(exc, 'problem', exc)}") from exc
-    course = (config.get("extra") or {}).get("course")
-    if not isinstance(course, dict):
-        raise CourseError(where, "no 'extra: course:' settings (deck name, GUID namespace, ...)")
-    start = _line_of(text, "course:", 1)
+    course = plugin_settings(config)
+    if course is None:
+        moved = isinstance(config.get("extra"), dict) and "course" in config["extra"]
+        raise CourseError(
+            Location(CONFIG_FILE, _line_of(text, "course:", 1)) if moved else where,
+            f"no '{PLUGIN}' plugin settings (deck name, GUID namespace, ...) under plugins:"
+            + (": extra.course moved there" if moved else ""),
+        )
+    start = _line_of(text, f"{PLUGIN}:", _line_of(text, "plugins:", 1))
 
     def at(key: str) -> Location:
         """Where ``key`` is set (its first line after ``course:``), else the ``course:`` line."""
         return Location(CONFIG_FILE, _line_of(text, f"{key}:", start))
 
-    def required(key: str, kind: type) -> object:
-        value = course.get(key)
-        if not isinstance(value, kind) or not value:
-            raise CourseError(at(key), f"extra.course.{key} is missing or not a {kind.__name__}")
-        return value
-
-    deck_name = str(required("deck_name", str)).strip()
-    deck_file = str(required("deck_file", str))
-    if PurePosixPath(deck_file).is_absolute() or ".." in PurePosixPath(deck_file).parts:
-        raise CourseError(
-            at("deck_file"), f"extra.course.deck_file {deck_file!r} must stay inside the site"
-        )
-    if not deck_file.endswith(".apkg"):
-        raise CourseError(
-            at("deck_file"), f"extra.course.deck_file {deck_file!r} must end in .apkg"
-        )
-    namespace = str(required("guid_namespace", str))
-    if not _NAMESPACE.match(namespace):
-        raise CourseError(
-            at("guid_namespace"), f"extra.course.guid_namespace {namespace!r}: use a-z, 0-9, . _ -"
-        )
-    ids = required("note_type_ids", dict)
-    assert isinstance(ids, dict)
-    if set(ids) != set(NOTE_TYPES) or not all(isinstance(v, int) and v > 0 for v in ids.values()):
-        raise CourseError(
-            at("note_type_ids"), f"extra.course.note_type_ids needs positive ids for {NOTE_TYPES}"
-        )
-    if len(set(ids.values())) != len(ids):
-        raise CourseError(
-            at("note_type_ids"), "extra.course.note_type_ids: each note type needs its own id"
-        )
-    languages = tuple(course.get("languages") or ("en",))
-    unknown = [lang for lang in languages if lang not in LANGUAGES]
-    if unknown:
-        raise CourseError(
-            at("languages"),
-            f"extra.course.languages: {unknown} unknown (the engine has: {list(LANGUAGES)})",
-        )
-    practice = course.get("practice_download") or ""
-    if not isinstance(practice, str) or (
-        practice
-        and (PurePosixPath(practice).is_absolute() or ".." in PurePosixPath(practice).parts)
-    ):
-        raise CourseError(
-            at("practice_download"),
-            f"extra.course.practice_download {practice!r} must be a path inside the site",
-        )
-    if practice and not practice.endswith(".zip"):
-        raise CourseError(
-            at("practice_download"),
-            f"extra.course.practice_download {practice!r} must end in .zip",
-        )
-    docs = root / str(config.get("docs_dir") or "docs")
-    for key, download in (("deck_file", deck_file), ("practice_download", practice)):
-        if download and (docs / download).exists():
+    known = {setting.name for setting in SETTINGS}
+    for key in course:
+        if key not in known:
+            raise CourseError(
+                at(str(key)), f"{WHERE}.{key}: unknown setting (the plugin has: {sorted(known)})"
+            )
+    values = {}
+    for setting in SETTINGS:
+        value = course.get(setting.name)
+        problem = setting.problem(value)
+        if problem:
+            raise CourseError(at(setting.name), f"{WHERE}.{setting.name}: {problem}")
+        values[setting.name] = value or setting.default
+    docs = root / docs_dir(root)
+    for key in ("deck_file", "practice_download"):
+        if values[key] and (docs / values[key]).exists():
             raise CourseError(
                 at(key),
-                f"extra.course.{key} {download!r} names a file of {docs.name}/ that the build "
+                f"{WHERE}.{key}: {values[key]!r} names a file of {docs.name}/ that the build "
                 "would replace with the download: choose another path",
             )
-    active = course.get("active_files") or []
-    if not isinstance(active, list) or not all(isinstance(f, str) for f in active):
-        raise CourseError(at("active_files"), "extra.course.active_files must be a list of paths")
     return CourseConfig(
-        active_files=tuple(active),
-        deck_name=deck_name,
-        deck_file=deck_file,
-        practice_download=practice,
-        guid_namespace=namespace,
-        note_type_ids={key: int(ids[key]) for key in NOTE_TYPES},
-        languages=languages,
+        active_files=tuple(values["active_files"]),
+        deck_name=values["deck_name"].strip(),
+        deck_file=values["deck_file"],
+        practice_download=values["practice_download"],
+        guid_namespace=values["guid_namespace"],
+        note_type_ids={key: int(values["note_type_ids"][key]) for key in NOTE_TYPES},
+        languages=tuple(values["languages"]),
         site_url=str(config.get("site_url") or ""),
     )
 
@@ -145,7 +218,7 @@ def load(root: Path) -> CourseConfig:
 # (a site_description of '">' leaves its <meta>), so they are content, held to these rules:
 # the copyright and the cookie notice's description may hold the prose allow-list's HTML;
 # these are addresses a click follows (http(s), mailto or on the site); every other string
-# under theme, extra (except extra.course) and these top-level keys is plain text.
+# under theme, extra and these top-level keys is plain text.
 _HTML_SETTINGS = {("copyright",), ("extra", "consent", "description")}
 _ADDRESS_KEYS = {"homepage", "link", "repo_url", "edit_uri", "site_url", "logo", "favicon"}
 _TEXT_SETTINGS = ("site_name", "site_description", "site_author", "repo_name", "copyright",
@@ -178,8 +251,8 @@ def theme_problems(root: Path) -> list[CourseError]:
     stack = [((key,), config.get(key)) for key in reversed(_TEXT_SETTINGS)]
     while stack:
         path, value = stack.pop()
-        if path[:2] == ("extra", "course") or path[:2] in {("extra", k) for k in _REFUSED_EXTRA}:
-            continue  # the engine's own settings, checked by load(); refused above
+        if path[:2] in {("extra", k) for k in _REFUSED_EXTRA}:
+            continue  # refused above
         if isinstance(value, dict):
             stack += reversed([((*path, str(k)), v) for k, v in value.items()])
         elif isinstance(value, list):

@@ -1,12 +1,12 @@
 """The deck's identity settings never change by accident.
 
-``extra.course.guid_namespace`` makes every note's GUID and ``note_type_ids`` name its note types:
-Anki matches a learner's notes by them on every import, so a changed value duplicates every note
-(or makes every note type "conflicting") in every learner's collection. :func:`check` compares
-them with the values the course's history first published (the first commit of ``mkdocs.yml``
-that sets them) and reports a difference as a ``check`` error at the changed line.
+The course plugin's ``guid_namespace`` makes every note's GUID and ``note_type_ids`` name its note
+types: Anki matches a learner's notes by them on every import, so a changed value duplicates every
+note (or makes every note type "conflicting") in every learner's collection. :func:`check` compares
+them with the values the course's history first published (the first commit of ``mkdocs.yml`` that
+sets them) and reports a difference as a ``check`` error at the changed line.
 
-A deliberate migration is possible, and explicit: ``extra.course.identity_migration`` must then
+A deliberate migration is possible, and explicit: the plugin's ``identity_migration`` must then
 name the values being left, exactly as first published::
 
     identity_migration:
@@ -55,18 +55,22 @@ def check(root: Path) -> list[CourseError]:
         errors.append(
             CourseError(
                 Location(course_config.CONFIG_FILE, line),
-                f"extra.course.{key} is {current.get(key)!r} but was first published as "
+                f"{course_config.WHERE}.{key} is {current.get(key)!r} but was first published as "
                 f"{first.get(key)!r}: every learner would get a duplicate of every note. Put it "
-                "back, or migrate on purpose with extra.course.identity_migration (from: the old "
-                "values, reason: why; see tools/course/identity.py)",
+                f"back, or migrate on purpose with {course_config.WHERE}.identity_migration (from: "
+                "the old values, reason: why; see tools/course/identity.py)",
             )
         )
     return errors
 
 
 def _course(text: str) -> dict:
+    """The course's settings in one version of ``mkdocs.yml``: the plugin's, or ``extra.course``
+    where they were kept before the engine was a plugin (the history's first commits)."""
     config = yaml.load(text, Loader=course_config._Loader) or {}
-    course = (config.get("extra") or {}).get("course")
+    course = course_config.plugin_settings(config)
+    if course is None and isinstance(config, dict):
+        course = (config.get("extra") or {}).get("course")
     return course if isinstance(course, dict) else {}
 
 

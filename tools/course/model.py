@@ -370,7 +370,7 @@ class Page:
 @dataclass(frozen=True)
 class SiteSyntax:
     """What the site's toolchain decides about the Markdown the parser checks, handed to the
-    parser by whoever runs it (:data:`tools.site.syntax.MKDOCS`): the course layer imports no
+    parser by whoever runs it (:data:`tools.plugin.syntax.MKDOCS`): the course layer imports no
     site generator."""
 
     heading_id: Callable[[str, set[str]], str]  # a heading's plain text -> its unique id

@@ -1,7 +1,7 @@
 """Each note's identity: its GUID, its deck, and the list of notes in reading order.
 
 The deck (:mod:`tools.anki.deck`), its dating (:mod:`tools.anki.note_dates`) and the site's
-review page (:mod:`tools.site.review`) all name an item by the GUID made here, so a learner's
+review page (:mod:`tools.plugin.review`) all name an item by the GUID made here, so a learner's
 history follows an item the same way in Anki and in the browser. A build makes the list once
 (:func:`note_items`) and hands it to the deck and to the review data.
 

@@ -5,19 +5,18 @@ MkDocs copies every other file of ``docs/`` into the site as it is. So:
 - a symlink under ``docs/`` that points outside it is an error: it would publish whatever it
   names (``../.git/config`` holds a token in CI);
 - a file is published only when its type is one a browser never runs (:data:`INERT_SUFFIXES`:
-  images, fonts, plain text, data) or when the course lists it in ``extra.course.active_files``
-  in ``mkdocs.yml``: a script, an SVG, or a page of any of the types browsers render as a
-  document with script (``.html``, ``.xht``, ``.xhtm``, ``.xml``, ``.mht``, ...) could read and
-  rewrite every learner's review progress on the site's origin. An allow-list of inert types,
-  not a list of dangerous ones, so a type nobody thought of is refused too. A file without a
-  suffix (``LICENSE``) passes only when it holds no ``<``: opened from disk, a browser sniffs
-  its type from its bytes;
-- a style sheet under ``docs/`` is decoded as a browser decodes it (byte-order mark, then
-  ``@charset``), must be UTF-8, and may load nothing from elsewhere (``@import``, ``url()``,
-  read by a CSS tokenizer as for pages, :func:`tools.course.sanitize.css_addresses`): a UTF-16
-  sheet read as UTF-8 would hide its addresses from the check;
-- a file git ignores under ``docs/`` is not published (:func:`ignored`): the site holds what the
-  repository holds, and a stray local file is never shipped nor left stale.
+images, fonts, plain text, data) or when the course lists it in the course plugin's ``active_files``
+in ``mkdocs.yml``: a script, an SVG, or a page of any of the types browsers render as a document
+with script (``.html``, ``.xht``, ``.xhtm``, ``.xml``, ``.mht``, ...) could read and rewrite every
+learner's review progress on the site's origin. An allow-list of inert types, not a list of
+dangerous ones, so a type nobody thought of is refused too. A file without a suffix (``LICENSE``)
+passes only when it holds no ``<``: opened from disk, a browser sniffs its type from its bytes; - a
+style sheet under ``docs/`` is decoded as a browser decodes it (byte-order mark, then ``@charset``),
+must be UTF-8, and may load nothing from elsewhere (``@import``, ``url()``, read by a CSS tokenizer
+as for pages, :func:`tools.course.sanitize.css_addresses`): a UTF-16 sheet read as UTF-8 would hide
+its addresses from the check; - a file git ignores under ``docs/`` is not published
+(:func:`ignored`): the site holds what the repository holds, and a stray local file is never shipped
+nor left stale.
 """
 
 from __future__ import annotations
@@ -72,7 +71,7 @@ def check(root: Path, docs_dir: str, active_files: tuple[str, ...]) -> list[Cour
                         where,
                         f"{kind}: not a type browsers only show (they render .html, .xht, .svg, "
                         ".xml and the like as documents that run script on the site's origin); "
-                        "this one is not one of the course's own (extra.course.active_files in "
+                        "this one is not one of the course's own (plugins.course.active_files in "
                         "mkdocs.yml): remove it, or list it there after review",
                     )
                 )

@@ -14,7 +14,7 @@ Addresses are judged after normalising them as the URL standard does (tabs and n
 removed, leading and trailing controls and spaces stripped, ``\\`` read as ``/``): what is judged
 is what the browser will fetch. :func:`problems` reports, with the page's line, each piece of
 raw HTML that the sanitiser would change, so ``check`` tells the author instead of the build
-dropping it quietly; :mod:`tools.site.offline` still scans every built page as a second line.
+dropping it quietly; :mod:`tools.plugin.offline` still scans every built page as a second line.
 """
 
 from __future__ import annotations
@@ -104,7 +104,7 @@ ATTRIBUTES = {
     "abbr": {"title"},
     "p": {"hidden"},
 }
-# The course's own blocks in a page: a placeholder the engine fills (tools/site/pages.py), and the
+# The course's own blocks in a page: a placeholder the engine fills (tools/plugin/pages.py), and the
 # review page's mount point, whose scripts are named by these fixed values (store.js loads them).
 ATTRIBUTE_VALUES = {
     "div": {
@@ -206,7 +206,7 @@ def clean_page(html: str) -> str:
 def clean_notebook(html: str) -> str:
     """The lab page's content with every Markdown cell and output reduced to the allow-list;
     mkdocs-jupyter's template around them is left as it is (the built-page scan then allows only
-    its known scripts, :data:`tools.site.offline.NOTEBOOK_SCRIPTS`)."""
+    its known scripts, :data:`tools.plugin.offline.NOTEBOOK_SCRIPTS`)."""
     tree = LexborHTMLParser(f"<!DOCTYPE html><html><head></head><body>{html}</body></html>")
     cells = tree.css(_CELL_CONTENT)
     if not cells:

@@ -10,7 +10,7 @@ plugin skips; search still finds the code, in the cell itself.
 
 The cards and quiz questions are not in the prose the plugin reads (the hook puts them in after
 it has indexed the page); :func:`add_item_entries` adds one entry for each, linking to it, read
-back from the page (:func:`tools.site.pages.search_entries`).
+back from the page (:func:`tools.plugin.pages.search_entries`).
 """
 
 from __future__ import annotations

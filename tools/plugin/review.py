@@ -16,7 +16,7 @@ Two generated scripts, because ``fetch()`` of a local file fails when the site i
 - ``assets/review/anki.js`` (only when the learner exports progress for Anki): the built deck's
   collection database, which ``docs/assets/review/export.js`` fills with the schedule;
 - ``assets/review/content.js`` (the review page only): each item's front and back as HTML from
-  the site renderer (:func:`tools.site.pages.course_html`: escaped course text, MathML, ``dir`` on
+  the site renderer (:func:`tools.plugin.pages.course_html`: escaped course text, MathML, ``dir`` on
   code), with the language of every piece so Urdu is right-to-left in Nastaliq.
 """
 
@@ -30,7 +30,7 @@ import zipfile
 from tools.course import links
 from tools.course.model import Card, script_lang
 from tools.course.notes import NoteItem
-from tools.site.pages import course_html
+from tools.plugin.pages import course_html
 
 REVIEW_PAGE = "review.md"
 INDEX_FILE = "assets/review/index.js"

@@ -1,43 +1,37 @@
-"""The one file that knows MkDocs: it hands MkDocs' events to the plain-Python course engine.
+"""The state of one build of the site, from ``on_config`` to ``on_post_build``: what the course
+plugin (:mod:`tools.plugin.plugin`) does at each of MkDocs' events, on the plain-Python engine.
 
-- ``on_config``: parse and check the whole course before MkDocs touches ``site/``; any problem
-  stops the build with every ``path:line: message`` and nothing already built is lost. Under
-  ``python3 -m tools build`` MkDocs runs in the CLI's process, which already checked the course:
-  the hook reuses that course (:func:`tools.course.check.load_checked_course`), so each page is
-  parsed once per build.
-- ``on_files``: leave out the files git ignores under ``docs/`` (:mod:`tools.course.published`),
-  add the Anki deck to the site's files, for the download links, and the review
-  page's item data (:mod:`tools.site.review`) when the course's scripts include it; both are made in
-  the background (:mod:`tools.buildkit.workers`).
-- ``on_page_markdown``: replace flashcards, quizzes and benchmark embeds by placeholders, and
-  render their HTML (:mod:`tools.site.pages`); write the home page's learning path from ``nav``
-  (:mod:`tools.site.learning_path`).
-- ``on_page_content``: turn the math that pymdownx.arithmatex marks, and the ``$...$`` of a
-  notebook's Markdown cells, into MathML (no JS, no network) and put the embeds' HTML in place
-  of their placeholders.
-- ``on_page_context``, after Material's search has indexed the page: put the cards and quizzes
-  in place, read each card and question back as a search entry of its own, and scan a Markdown
+- configure (``on_config``): the course, parsed and checked before MkDocs touches ``site/``
+  (any problem stops the build with every ``path:line: message``, and nothing already built is
+  lost), and the notebook plugin's settings.
+- files (``on_files``): leave out the files git ignores under the docs folder
+  (:mod:`tools.course.published`), add the Anki deck to the site's files, for the download
+  links, and the review page's item data (:mod:`tools.plugin.review`) when the course's scripts
+  include it; both are made in the background (:mod:`tools.buildkit.workers`).
+- page_markdown: replace flashcards, quizzes and benchmark embeds by placeholders, and render
+  their HTML (:mod:`tools.plugin.pages`); write the home page's learning path from ``nav``
+  (:mod:`tools.plugin.learning_path`).
+- page_content: turn the math that pymdownx.arithmatex marks, and the ``$...$`` of a notebook's
+  Markdown cells, into MathML (no JS, no network) and put the embeds' HTML in place of their
+  placeholders.
+- page_context, after Material's search has indexed the page: put the cards and quizzes in
+  place, read each card and question back as a search entry of its own, and scan a Markdown
   page's content for a script, a handler or a script address, in the background. Search results
   then link to the item itself, and the search plugin never parses the items' markup.
-- ``on_post_page``: scan the built page, in the background, for anything it would load from
-  outside the site.
-- ``on_post_build``: collect the background work, failing the build on anything a scan found
-  (nothing is published then), write the deck and review data, add the item entries to
+- check_later (``on_post_page``): scan the built page, in the background, for anything it would
+  load from outside the site.
+- finish (``on_post_build``): collect the background work, failing the build on anything a scan
+  found (nothing is published then), write the deck and review data, add the item entries to
   Material's search index, and keep this build's page work for the next one
   (:mod:`tools.buildkit.memo`).
 
-A build's state (its course and notes, memo, worker and the work waiting for it) is one
-:class:`SiteBuild`, made in ``on_config`` and dropped when the build ends, the way Material's
-plugins keep theirs on the plugin object; each event function forwards to it.
-
 The course is the folder of the ``mkdocs.yml`` being built, so another course with its own
-``mkdocs.yml`` naming this file as a hook uses the same engine.
+``mkdocs.yml`` that lists the plugin uses the same engine.
 """
 
 from __future__ import annotations
 
-import contextlib
-import sys
+import os
 from collections.abc import Callable
 from concurrent.futures import Future
 from pathlib import Path
@@ -45,55 +39,44 @@ from typing import Any
 
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
-from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File, Files
-from mkdocs.structure.nav import Navigation
 from mkdocs.structure.pages import Page
-from mkdocs.utils.templates import TemplateContext
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # MkDocs loads hooks by path
-
-from tools.buildkit import buildinfo, workers
+from tools.anki import deck_cache
+from tools.buildkit import buildinfo
 from tools.buildkit.memo import MISSING, BuildMemo
+from tools.buildkit.workers import Background
 from tools.course import check as course_check
 from tools.course import notes, published, sanitize
+from tools.course.model import Course
+from tools.plugin import assets as site_assets
+from tools.plugin import lab, learning_path, offline, outputs, review
+from tools.plugin import pages as site_pages
+from tools.plugin import search as site_search
+from tools.plugin.pages import PageBlock
+from tools.practice import bundle
 from tools.render import mathml
-from tools.site import assets as site_assets
-from tools.site import lab, learning_path, offline, outputs, review
-from tools.site import pages as site_pages
-from tools.site import search as site_search
-from tools.site.pages import PageBlock
-from tools.site.syntax import MKDOCS
 
 
 class SiteBuild:
     """The state of one build of the site, from ``on_config`` to ``on_post_build``."""
 
-    def __init__(self, config: MkDocsConfig) -> None:
+    def __init__(self, config: MkDocsConfig, course: Course, background: Background) -> None:
+        """``course`` is checked (:func:`tools.course.check.load_checked_course`); one with
+        problems stops the build here. ``background`` is the build's worker pool."""
         self.root = Path(config.config_file_path).resolve().parent
+        # The docs folder as messages name it: from the course's folder, like the course's.
+        self.docs_name = Path(os.path.relpath(config.docs_dir, self.root)).as_posix()
         self.strict_results = buildinfo.strict_results()
         self.memo = BuildMemo(self.root / ".cache" / "build" / "memo.json")
         self.blocks: dict[str, list[PageBlock]] = {}  # page -> its blocks, until they are in place
         self.search_entries: dict[str, list[dict[str, str]]] = {}  # page URL -> its items' entries
         # Background jobs, and what to do with each result once the pages are built.
         self.pending: list[tuple[Future, Callable[[Any], None]]] = []
-        self._pool = contextlib.ExitStack()
-        self.background = self._pool.enter_context(workers.build_pool())  # the CLI's, if any
-        try:
-            self.course = course_check.load_checked_course(
-                self.root,
-                syntax=MKDOCS,
-                strict_results=self.strict_results,
-                workers=self.background,
-            )
-        except BaseException:
-            self.close()
-            raise
-        if self.course.errors:
-            self.close()
-            raise PluginError(
-                "the course sources have problems:\n" + course_check.report(self.course)
-            )
+        self.background = background
+        if course.errors:
+            raise PluginError("the course sources have problems:\n" + course_check.report(course))
+        self.course = course
         self.items = notes.note_items(self.course)  # the deck's and the review page's notes
         self.outputs = outputs.Outputs()  # what the site folder may hold at the end
         self.jupyter: Any = None
@@ -101,7 +84,7 @@ class SiteBuild:
         self.background.limit(1)  # the second core; MkDocs keeps the first busy
 
     def configure(self, config: MkDocsConfig) -> None:
-        """The build executes the lab notebook itself, confined (:mod:`tools.site.lab`);
+        """The build executes the lab notebook itself, confined (:mod:`tools.plugin.lab`);
         mkdocs-jupyter only renders the executed notebook, so its ``execute`` is turned off.
         mkdocs-jupyter keys its cache on the notebook file alone; the lab imports the snippets,
         so a changed snippet must re-render it: one cache folder per version of the snippets
@@ -119,11 +102,11 @@ class SiteBuild:
 
     def record_files(self, files: Files, config: MkDocsConfig) -> None:
         """Once every plugin has added its files: what MkDocs will copy, with its sources'
-        digests (:mod:`tools.site.outputs`)."""
+        digests (:mod:`tools.plugin.outputs`)."""
         self.outputs.record_files(files, Path(config.docs_dir))
 
     def add_files(self, files: Files, config: MkDocsConfig) -> Files:
-        for ignored in published.ignored(self.root, "docs"):
+        for ignored in published.ignored(self.root, self.docs_name):
             file = files.get_file_from_path(ignored)
             if file is not None:  # git ignores it: not part of the site
                 files.remove(file)
@@ -131,7 +114,7 @@ class SiteBuild:
         deck_file = self.course.config.deck_file
         timestamp = buildinfo.source_date_epoch(self.root)
         deck = self.background.submit(
-            "tools.anki.deck_cache:apkg",
+            deck_cache.apkg,
             self.course,
             self.items,
             root=self.root,
@@ -140,7 +123,7 @@ class SiteBuild:
         files.append(File.generated(config, deck_file, content=b""))
         practice = self.course.config.practice_download  # the practice workspace's zip
         if practice:
-            zipped = self.background.submit("tools.practice.bundle:zip_bytes")
+            zipped = self.background.submit(bundle.zip_bytes)
             self.pending.append((zipped, lambda data: self.publish(site, practice, data)))
             files.append(File.generated(config, practice, content=b""))
         if not any(str(script) == review.INDEX_FILE for script in config.extra_javascript):
@@ -156,7 +139,8 @@ class SiteBuild:
         review_page = files.get_file_from_path(review.REVIEW_PAGE)
         if review_page is None:
             raise PluginError(
-                f"docs/{review.REVIEW_PAGE} is missing: the header's Review link needs it"
+                f"{self.docs_name}/{review.REVIEW_PAGE} is missing: "
+                "the header's Review link needs it"
             )
         # The data is made from the pages' items and the course's settings: keyed on all of both.
         pages = (f"{p.docs_path}\0{p.title}\0" + "\n".join(p.lines) for p in self.course.pages)
@@ -185,7 +169,7 @@ class SiteBuild:
         self.outputs.written(name, data)
 
     def lab_page(self, page: Page) -> None:
-        """Render a notebook page from its executed copy (:func:`tools.site.lab.executed`):
+        """Render a notebook page from its executed copy (:func:`tools.plugin.lab.executed`):
         mkdocs-jupyter reads the file its page names while it renders, so the page names the
         executed ``.ipynb`` for that time and its source again after."""
         if not self.execute_lab or not self.jupyter.should_include(page.file):
@@ -275,7 +259,7 @@ class SiteBuild:
         return self.page_assets.of("".join(block.html for block in blocks))
 
     def fill(self, html: str, blocks: list[PageBlock], *, items: bool, page: Page) -> str:
-        """:func:`tools.site.pages.fill_blocks`, its problems as ``path:line`` build errors."""
+        """:func:`tools.plugin.pages.fill_blocks`, its problems as ``path:line`` build errors."""
         course_page = self.course.page(page.file.src_uri)
         try:
             return site_pages.fill_blocks(html, blocks, items=items, page=course_page)
@@ -290,7 +274,7 @@ class SiteBuild:
 
         def use(found: list[str]) -> None:
             self.memo.put(key, found)
-            _refuse(kind, page.file.src_uri, found)
+            _refuse(kind, f"{self.docs_name}/{page.file.src_uri}", found)
 
         if found is MISSING:
             self.pending.append((self.background.submit_small(scan, html), use))
@@ -318,94 +302,6 @@ class SiteBuild:
                 "Something the build ran (a lab cell, a snippet) wrote it; nothing was published."
             )
 
-    def close(self) -> None:
-        self._pool.close()
-
-
-_build: SiteBuild | None = None  # the build under way: made by on_config, dropped at its end
-
-
-def on_config(config: MkDocsConfig) -> MkDocsConfig:
-    global _build
-    if str(buildinfo.ROOT) not in sys.path:  # MkDocs put sys.path back after loading this file;
-        sys.path.insert(0, str(buildinfo.ROOT))  # modules imported later need it (snippets/)
-    _build = SiteBuild(config)
-    _build.configure(config)
-    return config
-
-
-def on_files(files: Files, *, config: MkDocsConfig) -> Files:
-    """Add the deck and the review page's data as files of the site, so pages can link to them
-    and links are validated. Both are made in the background and written in on_post_build."""
-    return _build.add_files(files, config)
-
-
-@event_priority(-100)  # after every plugin's files
-def on_nav(nav: Navigation, *, config: MkDocsConfig, files: Files) -> Navigation:
-    _build.record_files(files, config)
-    return nav
-
-
-@event_priority(-100)  # after mkdocs-jupyter has set the page's rendering up
-def on_pre_page(page: Page, *, config: MkDocsConfig, files: Files) -> Page:
-    _build.lab_page(page)
-    return page
-
-
-def on_post_template(output_content: str, *, template_name: str, config: MkDocsConfig) -> str:
-    _build.outputs.written(template_name, output_content.encode("utf-8", "xmlcharrefreplace"))
-    return output_content
-
-
-def on_page_markdown(markdown: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
-    return _build.page_markdown(markdown, page)
-
-
-def on_page_content(html: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
-    """Turn the math of the page's prose into MathML and put its embeds in place; its cards and
-    quizzes come after Material's search has read the page (:func:`on_page_context`)."""
-    return _build.page_content(html, page)
-
-
-@event_priority(-50)  # after Material's search has indexed the page
-def on_page_context(
-    context: TemplateContext, *, page: Page, config: MkDocsConfig, nav: Navigation
-) -> TemplateContext:
-    """Put the page's cards and quizzes in place, once the search has indexed the page without
-    them: each card and question gets a search entry of its own instead (see
-    :func:`on_post_build`), which links to it, and Material's search never parses their markup.
-    A Markdown page's content is checked for script in the background. The page-only
-    stylesheets and scripts it uses go to the template (:mod:`tools.site.assets`)."""
-    context.update(_build.page_context(page))
-    return context
-
-
-def on_post_page(output: str, *, page: Page, config: MkDocsConfig) -> str:
-    """Check the whole built page, in the background, for remote loads and for script that is
-    not the theme's own: the theme's partials, ``overrides/`` and the settings they print are
-    scanned like the content."""
-    _build.check_later("remote-loads", output, offline.remote_loads, page)
-    _build.check_later("built-page-script", output, offline.built_page_active_content, page)
-    _build.outputs.written(page.file.dest_uri, output.encode("utf-8", "xmlcharrefreplace"))
-    return output
-
-
-@event_priority(-50)  # after Material's search has written its index
-def on_post_build(*, config: MkDocsConfig) -> None:
-    _build.finish(config)
-    _end_build()
-
-
-def on_build_error(*, error: Exception) -> None:
-    if _build is not None:  # None when on_config itself failed
-        _end_build()
-
-
-def _end_build() -> None:
-    global _build
-    _build.close()
-    _build = None
-
 
 def _result(job: Future) -> Any:
     """A background job's result; its failure (or the worker's) as a build error."""
@@ -415,17 +311,16 @@ def _result(job: Future) -> Any:
         raise PluginError(f"background work of the build failed: {exc!r}") from exc
 
 
-def _refuse(kind: str, src_uri: str, found: list[str]) -> None:
+def _refuse(kind: str, source: str, found: list[str]) -> None:
     if not found:
         return
     if kind == "active-content":
         raise PluginError(
-            f"docs/{src_uri}: raw HTML that would run script: {found[0]} "
-            "(write it as text or in code)"
+            f"{source}: raw HTML that would run script: {found[0]} (write it as text or in code)"
         )
     if kind == "built-page-script":
         raise PluginError(
-            f"docs/{src_uri}: the built page would run script that is not the theme's own: "
+            f"{source}: the built page would run script that is not the theme's own: "
             f"{found[0]} (from overrides/, a theme setting or an extra: setting in mkdocs.yml)"
         )
-    raise PluginError(f"docs/{src_uri} would load from outside the site: {found[0]}")
+    raise PluginError(f"{source} would load from outside the site: {found[0]}")

@@ -6,13 +6,13 @@ A lab cell is a contributor's code. Run by mkdocs-jupyter inside the build, a ce
 renders it, and mkdocs-jupyter only renders the executed notebook (``execute`` is turned off
 for it, :func:`take_over`):
 
-- in a separate process (``python -m tools.site.lab``), on a temporary copy of the notebook and
+- in a separate process (``python -m tools.plugin.lab``), on a temporary copy of the notebook and
   of ``snippets/`` (all it imports), whose working directory is that copy;
 - confined by the kernel (:func:`tools.buildkit.sandbox.confine`, Linux Landlock): the process and
   the notebook kernel it starts may read only the Python installation, the system's folders
   and the copy, write only the copy, and open no TCP connection. The repository (``.git``,
   ``docs/``), the staging folder and ``site/`` can be neither read nor written. Without
-  Landlock the build says so, and :mod:`tools.site.outputs` still refuses any published file
+  Landlock the build says so, and :mod:`tools.plugin.outputs` still refuses any published file
   that differs from its source;
 - with an environment holding nothing of the build's (no tokens): a path, a locale, a home and
   the kernel's settings inside the copy;
@@ -111,7 +111,7 @@ def _run_confined(work: Path, copy: Path, out: Path, shown: str) -> None:
         "PYTHONPATH": str(buildinfo.ROOT),  # the engine, for this module; read before confining
         **KERNEL_ENV,
     }
-    command = [sys.executable, "-m", "tools.site.lab", str(work), str(copy), str(out)]
+    command = [sys.executable, "-m", "tools.plugin.lab", str(work), str(copy), str(out)]
     # Its own process group, so that the kernel it starts ends with it.
     child = subprocess.Popen(
         command, cwd=work, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
@@ -139,8 +139,10 @@ _UNCONFINED = 3  # the run finished, without Landlock: say so
 
 
 def _installation() -> list[str]:
-    """The Python installation's folders, which the confined process and its kernel read."""
+    """The Python installation's folders, which the confined process and its kernel read: also
+    package folders a ``.pth`` file adds (an environment that borrows another's packages)."""
     found = {sys.prefix, sys.base_prefix, sys.exec_prefix, *site.getsitepackages()}
+    found.update(p for p in sys.path if Path(p).name == "site-packages")
     found.add(str(Path(sys.executable).parent))
     return sorted({os.path.realpath(p) for p in found if os.path.exists(p)})
 

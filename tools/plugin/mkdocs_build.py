@@ -1,6 +1,7 @@
-"""The site built by MkDocs in the CLI's own process, so its hook reuses the course the CLI
-checked (:func:`tools.course.check.load_checked_course`) instead of parsing it again; and the
-live preview (:func:`serve`), which checks the course the same way before each rebuild.
+"""The site built by MkDocs in the CLI's own process, which hands the course plugin the course
+it checked (:func:`tools.course.check.load_checked_course`) and its worker pool, so the course is
+not parsed again; and the live preview (:func:`serve`), which checks the course the same way
+before each rebuild.
 
 MkDocs is imported only when the build runs: the CLI starts parsing the course first, and the
 pages parse in the background while MkDocs loads.
@@ -21,6 +22,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from tools.buildkit import buildinfo
+from tools.buildkit.workers import Background
+from tools.course import config as course_config
 from tools.course.model import Course
 
 
@@ -30,16 +33,19 @@ def build(
     checked: Callable[[], Course | None],
     *,
     strict_results: bool,
+    pool: Background,
 ) -> Course:
     """``mkdocs build --strict`` of ``config_file`` into ``site_dir``, in this process, once
-    ``checked()`` (the course, parsed in the background while MkDocs loads; None after it
-    reported its problems) has no problems.
+    ``checked()`` (the course, parsed in ``pool`` while MkDocs loads; None after it reported its
+    problems) has no problems.
     """
     with _mkdocs_process(config_file, strict_results):
-        return _build(config_file, site_dir, checked)
+        return _build(config_file, site_dir, checked, pool)
 
 
-def _build(config_file: Path, site_dir: Path, checked: Callable[[], Course | None]) -> Course:
+def _build(
+    config_file: Path, site_dir: Path, checked: Callable[[], Course | None], pool: Background
+) -> Course:
     try:
         from mkdocs.commands.build import build
         from mkdocs.config import load_config
@@ -54,6 +60,7 @@ def _build(config_file: Path, site_dir: Path, checked: Callable[[], Course | Non
         course = checked()  # its pages parsed while MkDocs loaded
         if course is None:
             raise SystemExit(1)
+        _course_plugin(config).use(course, pool)
         config.plugins.on_startup(command="build", dirty=False)
         try:
             build(config)
@@ -91,12 +98,24 @@ def _mkdocs_process(config_file: Path, strict_results: bool) -> Iterator[None]:
                 os.environ[name] = value
 
 
+def _course_plugin(config: Any) -> Any:
+    """The course plugin of a loaded configuration (the course's settings are its settings)."""
+    plugin = config.plugins.get(course_config.PLUGIN)
+    if plugin is None:  # the course check says so first, with the file named
+        raise SystemExit(f"{config.config_file_path}: no '{course_config.PLUGIN}' plugin")
+    return plugin
+
+
 def serve(
-    config_file: Path, problems: Callable[[], str | None], *, dev_addr: str | None = None
+    config_file: Path,
+    problems: Callable[[], str | None],
+    checked: Callable[[], Course],
+    *,
+    dev_addr: str | None = None,
 ) -> None:
     """``mkdocs serve`` of ``config_file``, built as :func:`build` builds (strict, after
     ``problems()`` has printed the course's warnings and problems and returned those problems,
-    or None), until Ctrl-C.
+    or None; the plugin then builds ``checked()``, the course it checked), until Ctrl-C.
 
     A build that fails leaves the server answering every page at once with an error page that
     holds the failure (the course's ``path:line: message`` lines) and reloads itself when a
@@ -107,6 +126,10 @@ def serve(
 
         site_dir = tempfile.mkdtemp(prefix="course-serve-")
         overrides = {"dev_addr": dev_addr} if dev_addr else {}
+
+        def handed(config: Any) -> Any:  # after problems(): the course it checked
+            _course_plugin(config).use(checked())
+            return config
 
         def load() -> Any:
             return load_config(str(config_file), site_dir=site_dir, strict=True, **overrides)
@@ -119,9 +142,9 @@ def serve(
             builder=lambda: None, host=host, port=port, root=site_dir, mount_path=mount
         )
         serve_url = server.url
-        server.builder = lambda: server.rebuild(load, problems, serve_url)
+        server.builder = lambda: server.rebuild(lambda: handed(load()), problems, serve_url)
         try:
-            server.rebuild(lambda: config, problems, serve_url)
+            server.rebuild(lambda: handed(config), problems, serve_url)
             for path in _watched(config):
                 server.watch(path)
             server = config.plugins.on_serve(server, config=config, builder=server.builder)

@@ -1,0 +1,141 @@
+"""The course plugin (``plugins: - course: {...}`` in ``mkdocs.yml``): MkDocs' events handed to
+the plain-Python engine.
+
+Registered by the ``mkdocs.plugins`` entry point in ``pyproject.toml``, as Material's plugins
+are, so ``mkdocs build`` and ``mkdocs serve`` load it by name. Its settings are
+:class:`tools.plugin.settings.CourseSettings`. The state of a build is one
+:class:`~tools.plugin.site_build.SiteBuild` on the plugin object, made in ``on_config`` and
+dropped when the build ends; each event method forwards to it.
+
+The plugin has ``on_startup``, so ``mkdocs serve`` keeps this object across rebuilds: it keeps
+the checked course while its sources stay as they were, and parses again only after an edit.
+Under ``python3 -m tools build`` MkDocs runs in the CLI's process, which has already checked the
+course in its worker pool: the CLI hands both over (:meth:`CoursePlugin.use`), so each page is
+parsed once per build.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from pathlib import Path
+
+from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.plugins import BasePlugin, event_priority
+from mkdocs.structure.files import Files
+from mkdocs.structure.nav import Navigation
+from mkdocs.structure.pages import Page
+from mkdocs.utils.templates import TemplateContext
+
+from tools.buildkit import buildinfo, workers
+from tools.course import check as course_check
+from tools.course.model import Course
+from tools.plugin import offline
+from tools.plugin.settings import CourseSettings
+from tools.plugin.site_build import SiteBuild
+from tools.plugin.syntax import MKDOCS
+
+
+class CoursePlugin(BasePlugin[CourseSettings]):
+    def __init__(self) -> None:
+        self.build: SiteBuild | None = None  # the build under way, from on_config to its end
+        self._handed: tuple[Course, workers.Background | None] | None = None  # the CLI's: use()
+        self._checked: tuple[tuple, Course] | None = None  # (sources' stamp, course), for serve
+        self._pool = contextlib.ExitStack()  # the worker pool this plugin made, if it made one
+
+    def use(self, course: Course, pool: workers.Background | None = None) -> None:
+        """Build with this checked course (the CLI's), and with its worker pool when given one."""
+        self._handed = (course, pool)
+
+    def on_startup(self, *, command: str, dirty: bool) -> None:
+        """Present so that ``mkdocs serve`` keeps this object, and what it checked, between
+        rebuilds."""
+
+    def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
+        course, pool = self._handed or (None, None)
+        if pool is None:
+            pool = self._pool.enter_context(workers.build_pool())
+        if course is None:
+            course = self._course(config, pool)
+        self.build = SiteBuild(config, course, pool)  # on_build_error closes the pool if not
+        self.build.configure(config)
+        return config
+
+    def _course(self, config: MkDocsConfig, pool: workers.Background) -> Course:
+        """The course checked, or the one checked before while its sources are unchanged."""
+        root = Path(config.config_file_path).resolve().parent
+        stamp = course_check.sources_stamp(root)
+        if self._checked is None or self._checked[0] != stamp:
+            course = course_check.load_checked_course(
+                root, syntax=MKDOCS, strict_results=buildinfo.strict_results(), workers=pool
+            )
+            self._checked = (stamp, course)
+        return self._checked[1]
+
+    def on_files(self, files: Files, *, config: MkDocsConfig) -> Files:
+        """Add the deck and the review page's data as files of the site, so pages can link to
+        them and links are validated. Both are made in the background and written in
+        on_post_build."""
+        return self.build.add_files(files, config)
+
+    @event_priority(-100)  # after every plugin's files
+    def on_nav(self, nav: Navigation, *, config: MkDocsConfig, files: Files) -> Navigation:
+        self.build.record_files(files, config)
+        return nav
+
+    @event_priority(-100)  # after mkdocs-jupyter has set the page's rendering up
+    def on_pre_page(self, page: Page, *, config: MkDocsConfig, files: Files) -> Page:
+        self.build.lab_page(page)
+        return page
+
+    def on_post_template(
+        self, output_content: str, *, template_name: str, config: MkDocsConfig
+    ) -> str:
+        data = output_content.encode("utf-8", "xmlcharrefreplace")
+        self.build.outputs.written(template_name, data)
+        return output_content
+
+    def on_page_markdown(
+        self, markdown: str, *, page: Page, config: MkDocsConfig, files: Files
+    ) -> str:
+        return self.build.page_markdown(markdown, page)
+
+    def on_page_content(self, html: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
+        """Turn the math of the page's prose into MathML and put its embeds in place; its cards
+        and quizzes come after Material's search has read the page (:meth:`on_page_context`)."""
+        return self.build.page_content(html, page)
+
+    @event_priority(-50)  # after Material's search has indexed the page
+    def on_page_context(
+        self, context: TemplateContext, *, page: Page, config: MkDocsConfig, nav: Navigation
+    ) -> TemplateContext:
+        """Put the page's cards and quizzes in place, once the search has indexed the page
+        without them: each card and question gets a search entry of its own instead (see
+        :meth:`on_post_build`), which links to it, and Material's search never parses their
+        markup. A Markdown page's content is checked for script in the background. The page-only
+        stylesheets and scripts it uses go to the template (:mod:`tools.plugin.assets`)."""
+        context.update(self.build.page_context(page))
+        return context
+
+    def on_post_page(self, output: str, *, page: Page, config: MkDocsConfig) -> str:
+        """Check the whole built page, in the background, for remote loads and for script that
+        is not the theme's own: the theme's partials, ``overrides/`` and the settings they print
+        are scanned like the content."""
+        self.build.check_later("remote-loads", output, offline.remote_loads, page)
+        self.build.check_later("built-page-script", output, offline.built_page_active_content, page)
+        self.build.outputs.written(page.file.dest_uri, output.encode("utf-8", "xmlcharrefreplace"))
+        return output
+
+    @event_priority(-50)  # after Material's search has written its index
+    def on_post_build(self, *, config: MkDocsConfig) -> None:
+        try:
+            self.build.finish(config)
+        finally:
+            self._end_build()
+
+    def on_build_error(self, *, error: Exception) -> None:
+        self._end_build()
+
+    def _end_build(self) -> None:
+        """Drop the build's state and close the pool this plugin made (not the CLI's)."""
+        self.build, self._handed = None, None
+        self._pool.close()

@@ -60,6 +60,21 @@ def block_bytes(
     - explicit attention keeps q, k, v, the softmax output and the dropped probabilities
       (heads·T² each) and dropout's mask; fused attention keeps q, k, v, its output and one
       float32 log-sum-exp per head and token.
+
+    Three more keys are what a block holds *beyond* what it keeps, while backward runs (the
+    transient terms of :func:`predict`):
+
+    - ``backward``: the most one block's backward holds at once above its kept tensors. In the
+      MLP part that is Linear-down's backward: the incoming gradient (``size``), the gradient of
+      its input (4 H per token, compute dtype), its weight gradient (4 H², compute dtype) before
+      it is added to ``.grad``, and under autocast the incoming gradient's 16-bit copy. Explicit
+      attention's is larger when the scores are: the probabilities' gradient (heads·T²) and the
+      incoming gradient with four [B, T, H] gradients around the core, by then without the MLP
+      part's kept tensors, which its backward freed. Fused attention's is smaller than the MLP's.
+    - ``recompute_extra``: recomputing a whole explicit-attention block under autocast holds one
+      more float32 score-sized tensor (heads·T², ``size``) than running it once does.
+    - ``needed``: of what selective checkpointing keeps, what backward reads (the block's input
+      and Linear-up's output); the recomputation remakes the rest of ``full``.
     """
     m = compute_size or size
     mask = m if mask_size is None else mask_size
@@ -72,18 +87,32 @@ def block_bytes(
 
     mlp = norm + linear(n, 4 * hidden * hidden) + 4 * n * m + linear(4 * n, 4 * hidden * hidden)
     mlp_matmuls = (4 + 1) * n * m
+    mlp_backward = n * size + 4 * n * m + 4 * hidden * hidden * m + (n * m if casts else 0)
+    transient = {"needed": n * size + 4 * n * m}
     if block == "mlp":
-        return {"full": mlp, "matmuls": n * size + mlp_matmuls, "attention": mlp}
+        return {
+            "full": mlp,
+            "matmuls": n * size + mlp_matmuls,
+            "attention": mlp,
+            "backward": mlp_backward,
+            "recompute_extra": 0,
+            **transient,
+        }
     scores = batch * heads * tokens * tokens
     if attention == "explicit":
         core, core_matmuls = scores * (m + mask + m), (scores + n) * m  # q·kᵀ and probs·v
+        core_backward, extra = scores * m + 5 * n * m - mlp, scores * size if casts else 0
     else:
         core, core_matmuls = n * m + batch * heads * tokens * 4, 0
+        core_backward, extra = 0, 0
     outside = norm + linear(n, 3 * hidden * hidden) + 3 * n * m + linear(n, hidden * hidden) + mlp
     return {
         "full": outside + core,
         "matmuls": n * size + (3 + 1) * n * m + core_matmuls + mlp_matmuls,
         "attention": outside,
+        "backward": max(mlp_backward, core_backward),
+        "recompute_extra": extra,
+        **transient,
     }
 
 
@@ -132,6 +161,11 @@ def gathered_bytes(block: str, hidden: int, size: int, ranks: int) -> float:
     return 2 * block_parameters(block, hidden)[0] * size * (1 - 1 / ranks)
 
 
+# The CPU generator's state, which every checkpoint stashes and restores for its recomputation
+# (``preserve_rng_state=True``): ``torch.get_rng_state()``, a uint8 tensor of this many bytes.
+RNG_STATE_BYTES = 5056
+
+
 # --8<-- [start:predict]
 def predict(
     strategy: str,
@@ -142,27 +176,48 @@ def predict(
     *,
     layers_per_group: int | None = None,
     segments: int | None = None,
+    backward: float = 0.0,
+    recompute_extra: float = 0.0,
+    needed: float = 0.0,
+    stash: float = 0.0,
 ) -> tuple[float, float]:
-    """(bytes saved for backward, peak bytes) of ``layers`` blocks of size a and c·a."""
-    L = layers
+    """(bytes saved for backward, peak bytes) of ``layers`` blocks of size a and c·a.
+
+    The peak adds what backward holds beyond the kept tensors, all in units of a (0 leaves a
+    term out): ``backward``, one block's backward working set; ``recompute_extra``, what
+    recomputing a whole block adds (autocast); ``needed``, the part of selective's ``kept``
+    that its recomputation does not remake; ``stash``, each checkpoint's random-number state.
+    """
+    L, w = layers, backward * a
     if strategy == "groups":
         n = layers_per_group
         saved = math.ceil(L / n) * a  # one input per group
-        return saved, saved + n * c * a  # + one group's insides while it is recomputed
+        # + one group's insides while it is recomputed (its first input is the saved one)
+        held = saved * (1 + stash)
+        return saved, held + (n * c - 1 + recompute_extra) * a + w
     if strategy == "segments":
         size = L // segments  # checkpoint_sequential's chunk length
         last = L - (segments - 1) * size  # the uncheckpointed rest
         saved = (segments - 1) * a + last * c * a
-        return saved, (segments - 1) * a + max(last, size) * c * a
+        held = (segments - 1) * (1 + stash) * a
+        recomputed = (size * c - 1 + recompute_extra) * a  # a checkpointed chunk, remade
+        return saved, held + max(last * c * a, recomputed) + w
     if strategy == "selective":
         saved = L * kept * a  # the kept units of every layer (for the MLP block: input + matmuls)
-        return saved, saved + c * a  # + one block's recomputed insides
+        remade = (c - needed + recompute_extra + L * stash) * a  # + one block's recomputation
+        return saved, saved + remade + w
     if strategy == "selective-attention":  # kept: all but the attention core's insides
         saved = L * kept * a
-        return saved, saved + (c - kept) * a  # + one core recomputed
+        return saved, saved + (c - kept + L * stash) * a + w  # + one core recomputed
     if strategy == "offload":
-        return L * c * a, c * a  # everything saved lives on the host; one block on device
-    return L * c * a, L * c * a  # none
+        return L * c * a, c * a + w  # everything saved lives on the host; one block on device
+    return L * c * a, L * c * a + w  # none
+
+
+def transient_units(per_block: dict[str, int], a: float) -> dict[str, float]:
+    """:func:`predict`'s transient terms for one block (``block_bytes``), in units of a."""
+    keys = ("backward", "recompute_extra", "needed")
+    return {**{k: per_block[k] / a for k in keys}, "stash": RNG_STATE_BYTES / a}
 
 
 def attention_core_share(tokens: int, hidden: int) -> float:

@@ -21,7 +21,7 @@ from tools.build.buildinfo import ROOT
 pytestmark = pytest.mark.browser
 
 LESSON = "lessons/02-part-3-measuring-and-choosing.html"  # Lesson 2's quiz and planner
-RESULTS = sorted((ROOT / "docs" / "benchmarks").glob("*.json"))
+RESULTS = sorted(p for p in (ROOT / "docs" / "benchmarks").glob("*.json") if "traced" not in p.name)
 UNITS = {"B": 1, "kB": 1e3, "MB": 1e6, "GB": 1e9, "TB": 1e12, "PB": 1e15}
 BYTES = re.compile(r"([\d,]+(?:\.(\d+))?) (B|kB|MB|GB|TB|PB)\b")
 SIZES = ("layers", "hidden", "heads", "tokens", "batch", "ranks")
@@ -224,7 +224,9 @@ def test_the_planner_predicts_each_results_files_predicted_column(open_site):
               return {bb, rows: rows.map(r => {
                 const kept = r.strategy === "selective-attention" ? bb.attention : bb.matmuls;
                 return window.coursePlanner.predict(r.strategy, c.layers, a, bb.full / a, kept / a,
-                  {layersPerGroup: r.layers_per_group, segments: r.segments}).map(Math.round)
+                  {layersPerGroup: r.layers_per_group, segments: r.segments,
+                   backward: bb.backward / a, recomputeExtra: bb.recompute_extra / a,
+                   needed: bb.needed / a, stash: m.rngStateBytes / a}).map(Math.round)
                   .concat([window.coursePlanner.recomputedFraction(r.strategy, c.layers,
                     r.segments, share)]);
               })};

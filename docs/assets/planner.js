@@ -34,21 +34,32 @@
     }
     var mlp = norm + linear(n, 4 * hidden * hidden) + 4 * n * m + linear(4 * n, 4 * hidden * hidden);
     var mlpMatmuls = (4 + 1) * n * m;
-    if (block === "mlp") return { full: mlp, matmuls: n * size + mlpMatmuls, attention: mlp };
+    var mlpBackward = n * size + 4 * n * m + 4 * hidden * hidden * m + (casts ? n * m : 0);
+    var needed = n * size + 4 * n * m;
+    if (block === "mlp") {
+      return { full: mlp, matmuls: n * size + mlpMatmuls, attention: mlp, backward: mlpBackward, recompute_extra: 0, needed: needed };
+    }
     var scores = batch * heads * tokens * tokens;
-    var core, coreMatmuls;
+    var core, coreMatmuls, coreBackward, extra;
     if (attention === "explicit") {
       core = scores * (m + mask + m);
       coreMatmuls = (scores + n) * m;
+      coreBackward = scores * m + 5 * n * m - mlp;
+      extra = casts ? scores * size : 0;
     } else {
       core = n * m + batch * heads * tokens * 4;
       coreMatmuls = 0;
+      coreBackward = 0;
+      extra = 0;
     }
     var outside = norm + linear(n, 3 * hidden * hidden) + 3 * n * m + linear(n, hidden * hidden) + mlp;
     return {
       full: outside + core,
       matmuls: n * size + (3 + 1) * n * m + coreMatmuls + mlpMatmuls,
       attention: outside,
+      backward: Math.max(mlpBackward, coreBackward),
+      recompute_extra: extra,
+      needed: needed,
     };
   }
 
@@ -71,30 +82,36 @@
     return 2 * blockParameters(block, hidden)[0] * size * (1 - 1 / ranks);
   }
 
+  // param: {layersPerGroup, segments, and the transient terms in units of a: backward,
+  // recomputeExtra, needed, stash (each 0 when absent)}
   function predict(strategy, L, a, c, kept, param) {
     var saved;
+    var w = (param.backward || 0) * a;
+    var extra = param.recomputeExtra || 0;
+    var stash = param.stash || 0;
     if (strategy === "groups") {
       var n = param.layersPerGroup;
       saved = Math.ceil(L / n) * a;
-      return [saved, saved + n * c * a];
+      return [saved, saved * (1 + stash) + (n * c - 1 + extra) * a + w];
     }
     if (strategy === "segments") {
       var s = param.segments;
       var size = Math.floor(L / s);
       var last = L - (s - 1) * size;
       saved = (s - 1) * a + last * c * a;
-      return [saved, (s - 1) * a + Math.max(last, size) * c * a];
+      var recomputed = (size * c - 1 + extra) * a;
+      return [saved, (s - 1) * (1 + stash) * a + Math.max(last * c * a, recomputed) + w];
     }
     if (strategy === "selective") {
       saved = L * kept * a;
-      return [saved, saved + c * a];
+      return [saved, saved + (c - (param.needed || 0) + extra + L * stash) * a + w];
     }
     if (strategy === "selective-attention") {
       saved = L * kept * a;
-      return [saved, saved + (c - kept) * a];
+      return [saved, saved + (c - kept + L * stash) * a + w];
     }
-    if (strategy === "offload") return [L * c * a, c * a];
-    return [L * c * a, L * c * a];
+    if (strategy === "offload") return [L * c * a, c * a + w];
+    return [L * c * a, L * c * a + w];
   }
 
   function attentionCoreShare(tokens, hidden) {

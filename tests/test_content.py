@@ -115,12 +115,13 @@ OWN_EXERCISES = {2: 2}
 EXERCISES = {n: count + OWN_EXERCISES.get(n, 0) for n, count in SEED_EXERCISE_COUNT.items()}
 # The seed solutions that measurement or a real run partly refutes: each keeps the seed's text and
 # opens with READ_FIRST, and its correction is a warning inside the same solution block.
-CORRECTED = {"2.1", "2.3", "2.4", "3.1", "3.2", "3.3", "3.4", "4.2"}
+CORRECTED = {"2.1", "2.3", "2.4", "3.1", "3.2", "3.3", "3.4", "4.2", "4.4"}
 READ_FIRST = "**Read first:**"
 SOLUTION = '??? success "Solution"'
 MIN_NEW_CARDS = 8
 MIN_LESSON_QUESTIONS = 5
 ANSWER_KEY = [0, 1, 2, 3, 0, 1, 2, 3]  # index of the correct option of each seed question
+ORDER_ATTRIBUTE = re.compile(r" \{order=[A-Z]+\}$")  # the shown order, beside a seed line
 
 
 SEED_DIRS = (ROOT / "seeds", ROOT.parent / "shared" / "seeds")
@@ -211,8 +212,8 @@ def test_seed_quiz_is_verbatim_with_answers_and_explanations(course):
         quiz.questions, seed_questions, ANSWER_KEY, strict=True
     ):
         assert question.prompt == prompt
-        assert [option.text for option in question.options] == options
-        assert question.answer == answer, prompt
+        assert [option.text for option in _in_source_order(question)] == options
+        assert _seed_answer(question) == answer, prompt
         # The explanation is in the question's own language.
         assert script_lang(question.explanation) == script_lang(prompt), prompt
 
@@ -225,7 +226,8 @@ def test_seed_quiz_lines_appear_verbatim_in_the_source():
     assert f"# {title}" in lines
     assert intro in lines
     for number, (prompt, options) in enumerate(seed_questions, start=1):
-        assert f"{number}. {prompt}" in lines
+        # The seed's line, or the seed's line with the order its options are shown in beside it.
+        assert f"{number}. {prompt}" in {ORDER_ATTRIBUTE.sub("", line) for line in lines}
         for option in options:
             assert f"- [ ] {option}" in lines or f"- [x] {option}" in lines, option
 
@@ -235,13 +237,44 @@ def test_english_quiz_matches_the_seed_quiz(course):
     _, _, seed_questions = _seed_quiz()
     (quiz,) = _page(course, QUIZ_EN).quizzes
     assert quiz.lang == "en"
-    assert [q.answer for q in quiz.questions] == ANSWER_KEY
+    assert [_seed_answer(q) for q in quiz.questions] == ANSWER_KEY
     for question, (prompt, options) in zip(quiz.questions, seed_questions, strict=True):
         assert script_lang(question.prompt + question.explanation) == "en"
         assert len(question.options) == len(options)
         if script_lang(prompt) == "en":  # English seed questions are kept word for word
             assert question.prompt == prompt
-            assert [option.text for option in question.options] == options
+            assert [option.text for option in _in_source_order(question)] == options
+
+
+def _in_source_order(question) -> list:
+    return sorted(question.options, key=lambda option: option.letter)
+
+
+def _seed_answer(question) -> int:
+    """The correct option's index in the seed's (the source's) order."""
+    return "ABCDEFGH".index(question.options[question.answer].letter)
+
+
+@pytest.mark.parametrize("path", [QUIZ_UR, QUIZ_EN])
+def test_seed_quizzes_show_their_options_in_an_order_that_gives_nothing_away(course, path):
+    """The seed lists its correct options A B C D A B C D. Shown in the order stored beside each
+    question, no position holds the answer more often than another, and the pattern is gone."""
+    (quiz,) = _page(course, path).quizzes
+    shown = [q.answer for q in quiz.questions]
+    counts = [shown.count(position) for position in range(4)]
+    assert max(counts) - min(counts) <= 1, shown
+    assert shown != ANSWER_KEY
+    assert all(q.answer != _seed_answer(q) for q in quiz.questions), shown
+    assert not any(later == earlier + 1 for earlier, later in itertools.pairwise(shown)), shown
+
+
+def test_both_seed_quizzes_show_each_question_in_the_same_order(course):
+    """The two versions are one quiz question for question: a learner who takes both meets the
+    options of each question in the same places."""
+    (urdu,) = _page(course, QUIZ_UR).quizzes
+    (english,) = _page(course, QUIZ_EN).quizzes
+    for ur, en in zip(urdu.questions, english.questions, strict=True):
+        assert [o.letter for o in ur.options] == [o.letter for o in en.options]
 
 
 def test_the_two_quiz_versions_link_to_each_other():
@@ -421,6 +454,25 @@ def test_the_seed_text_follows_the_read_first_line(number):
     assert read_first < seed < correction
 
 
+# Seed passages a solution rewords instead of keeping: each is quoted, word for word, in a
+# "Reworded" note inside the same solution block, so no rewording is silent.
+REWORDED = {
+    "2.2": 'that constant factor is precisely the "spare compute cycles" the parent said GPUs can '
+    "afford",
+}
+
+
+@pytest.mark.seeds
+@pytest.mark.parametrize(("number", "passage"), REWORDED.items())
+def test_a_reworded_seed_passage_is_quoted_in_a_reworded_note(number, passage):
+    assert _squash(passage) in _squash(_seed("000"))
+    block, _ = _solution_block(_exercise_sections()[number])
+    text = "\n".join(block)
+    assert _squash(passage) not in _squash(text.split('!!! note "Reworded"')[0])
+    note = text.split('!!! note "Reworded"', 1)[1]
+    assert _squash(passage) in _squash(note)
+
+
 def test_the_seed_assertion_of_exercise_3_4_cannot_fail_on_the_buggy_helper():
     """Ex 3.4 says the seed's assertion calls PyTorch's own function, so it passes whatever the
     helper does: run the code shown in the lesson, with the buggy helper in scope, and see."""
@@ -569,8 +621,9 @@ def test_every_linked_page_is_a_dated_source(path):
 
 @pytest.mark.parametrize("lesson", LESSONS)
 def test_lesson_has_its_parts_in_order(course, lesson):
-    """Every page opens with its objectives and ends with its flashcards and sources; the last
-    page of the lesson has the key points and the quiz before them; sections run in order."""
+    """Every page opens with its objectives and ends with its key points, flashcards and
+    sources; the last page of the lesson has the quiz before its flashcards; sections run in
+    order."""
     numbered = []
     for i, path in enumerate(LESSONS[lesson], start=1):
         text = (DOCS / path).read_text(encoding="utf-8")
@@ -578,16 +631,27 @@ def test_lesson_has_its_parts_in_order(course, lesson):
         headings = re.findall(r"^## (.+?)(?: \{#[\w-]+\})?$", text, re.MULTILINE)
         assert headings[0] == "Objectives", path
         last = i == len(LESSONS[lesson])
-        tail = (
-            ["Key points", "Quiz", "Flashcards", "Sources"] if last else ["Flashcards", "Sources"]
-        )
+        tail = ["Key points", "Quiz", "Flashcards", "Sources"]
+        if not last:
+            tail.remove("Quiz")
         assert headings[-len(tail) :] == tail, path
-        assert last or not {"Key points", "Quiz"} & set(headings), path
+        assert last or "Quiz" not in headings, path
         numbered += [h for h in headings if re.match(r"\d\.\d ", h)]
     assert numbered and all(h.startswith(f"{lesson}.") for h in numbered)
     assert [h.split()[0] for h in numbered] == [
         f"{lesson}.{n}" for n in range(1, len(numbered) + 1)
     ]
+
+
+TIME = re.compile(r"^\*\*Time:\*\* about (\d+) minutes: (\d+) minutes reading", re.MULTILINE)
+
+
+def test_a_split_lessons_total_is_the_sum_of_its_pages():
+    """Lesson 2's first page states the lesson's total: the parts' own times added up."""
+    texts = [(DOCS / path).read_text(encoding="utf-8") for path in LESSONS[2]]
+    pages = [int(TIME.search(text).group(1)) for text in texts]
+    total = re.search(r"Lesson 2 has three parts, (\d+) minutes in all", texts[0])
+    assert total and int(total.group(1)) == sum(pages), pages
 
 
 @pytest.mark.parametrize("lesson", LESSONS)
@@ -722,6 +786,24 @@ def test_offload_stores_on_the_host_and_recomputes_nothing(path):
     assert rows and all(r["saved_on"] == "host" and r["recomputed_fraction"] is None for r in rows)
 
 
+def test_cpu_autocast_leaves_layer_norm_in_its_input_dtype():
+    """2.7: `layer_norm` is not on the CPU list of ops that autocast to float32. Under CPU
+    bfloat16 autocast it computes in its input's dtype, while a matmul is cast to bfloat16 and an
+    op that is on the list (`mse_loss`) is cast to float32: what keeps LayerNorm in float32 in the
+    course's measurement is its float32 input, the residual stream."""
+    torch = pytest.importorskip("torch")
+    F = torch.nn.functional
+    low = torch.randn(4, 8, dtype=torch.bfloat16)
+    high = torch.randn(4, 8)
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        assert F.layer_norm(low, (8,)).dtype == torch.bfloat16
+        assert torch.nn.LayerNorm(8)(low).dtype == torch.bfloat16
+        assert F.layer_norm(high, (8,)).dtype == torch.float32
+        assert torch.nn.Linear(8, 8)(high).dtype == torch.bfloat16
+        assert F.mse_loss(low, low).dtype == torch.float32
+        assert (high + low).dtype == torch.float32
+
+
 def test_the_gpu_configuration_is_what_the_lesson_says():
     """2.4: the GPU run measures segment counts around sqrt(L) and sqrt(c * L); 2.7 and 2.8: it
     runs in bfloat16. The GPU file may not be committed yet, so this reads the harness's config."""
@@ -734,16 +816,17 @@ def test_the_gpu_configuration_is_what_the_lesson_says():
     assert any(s >= root_cl for s in gpu.segments)
 
 
-def test_the_courses_own_quizzes_give_no_cues(course):
-    """Lesson quizzes: the correct option is not mostly the longest, nor mostly in one place.
+def test_the_course_draws_no_warning_but_the_seed_quizzes_length_cue(course):
+    """No quiz cue, fragment, exercise out of order or short reading time anywhere.
 
-    The seed quizzes keep their given wording, so their cue stays (``check`` warns about it)."""
+    The seed quizzes keep their given wording, so their correct options stay the longest and
+    ``check`` warns about that; their positions are shuffled, so no position cue remains."""
     from tools.course.check import cue_warnings
 
-    own = [w for w in cue_warnings(course) if "quizzes/checkpointing-" not in w]
-    assert not own, "\n".join(own)
-    seed = [w for w in cue_warnings(course) if "quizzes/checkpointing-" in w]
-    assert seed and all("is the longest" in w for w in seed)  # the check does see a cue
+    warnings = cue_warnings(course)
+    seed = [w for w in warnings if "quizzes/checkpointing-" in w]
+    assert not [w for w in warnings if w not in seed], "\n".join(warnings)
+    assert len(seed) == 2 and all("is the longest" in w for w in seed), seed  # the check sees it
 
 
 def test_lesson_pages_sort_in_reading_order():

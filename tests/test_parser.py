@@ -224,6 +224,52 @@ def test_quiz_defaults_and_urdu():
     assert quiz.questions[0].lang == "ur" and quiz.questions[0].options[0].lang == "en"
 
 
+def test_options_are_shown_in_the_stored_order_and_keep_their_source_letters():
+    """``{order=CAB}`` shows the source's third option first; identity, lines and the answer
+    follow the options, and ``{option:X}`` in the explanation names the label X is shown with."""
+    plain, _ = parse(GOOD_QUIZ)
+    text = GOOD_QUIZ.replace("2. And this?", "2. And this? {order=CAB}").replace(
+        "   Explained.", "   Explained: {option:B} is right, {option:C} is not."
+    )
+    page, errors = parse(text)
+    assert errors == []
+    before, after = plain.quizzes[0].questions[1], page.quizzes[0].questions[1]
+    assert [(o.letter, o.text, o.location.line) for o in after.options] == [
+        ("C", "c", 17),
+        ("A", "a", 15),
+        ("B", "b", 16),
+    ]
+    assert (after.prompt, after.answer, after.options[after.answer].text) == ("And this?", 2, "b")
+    assert after.explanation == "Explained: C is right, A is not."
+    assert (after.key, after.anchor) == (before.key, before.anchor)  # the note stays the same note
+
+
+def test_order_and_explicit_id_share_one_attribute_list():
+    page, errors = parse(GOOD_QUIZ.replace("{#q-first}", "{#q-first order=BA}"))
+    assert errors == []
+    first = page.quizzes[0].questions[0]
+    assert (first.prompt, first.explicit_id) == ("Which *one*?", "q-first")
+    assert [o.text for o in first.options] == ["a wrong one", "the `right` one"]
+
+
+def test_urdu_questions_name_options_by_urdu_digits():
+    page, errors = parse(
+        """
+        ::: quiz id=ur-order lang=ur
+        1. کون سا درست ہے؟ {order=BA}
+           - [x] یہ والا
+           - [ ] وہ والا
+
+           آپشن {option:A} درست ہے۔
+        :::
+        """
+    )
+    assert errors == []
+    question = page.quizzes[0].questions[0]
+    assert [question.label(i) for i in range(2)] == ["۱", "۲"]
+    assert question.explanation == "آپشن ۲ درست ہے۔"
+
+
 def test_cards_after_a_quiz_are_found():
     page, errors = parse(GOOD_QUIZ + "\nAfter ::: the quiz\n")
     assert errors == [] and [c.front for c in page.cards] == ["After"]
@@ -288,6 +334,27 @@ def test_separator_inside_a_quiz_option_is_not_a_card():
             [
                 f"{PATH}:14: a question needs a list of options ('- [x] right', '- [ ] wrong')",
             ],
+        ),
+        (
+            "2. And this?",
+            "2. And this? {order=CAA}",
+            [
+                f"{PATH}:14: order='CAA': give each option's letter (A to C, in the order the "
+                "source lists them) exactly once, in the order to show them"
+            ],
+        ),
+        (
+            "2. And this?",
+            "2. And this? {order=AB}",
+            [
+                f"{PATH}:14: order='AB': give each option's letter (A to C, in the order the "
+                "source lists them) exactly once, in the order to show them"
+            ],
+        ),
+        (
+            "   Explained.",
+            "   Explained: see {option:D}.",
+            [f"{PATH}:14: {{option:D}} names no option of this question (use its source letter)"],
         ),
     ],
 )

@@ -18,7 +18,8 @@
 #
 # **What you need:** a clone of the course repository and its virtual environment (the first
 # `python3 -m tools build` creates it). No GPU: the sizes below are tiny, so the whole notebook
-# runs in seconds on a laptop CPU. On a CUDA machine it also measures peak memory.
+# runs in seconds on a laptop CPU. It measures peak memory there too, from the allocator's events
+# that `torch.profiler` records; on a CUDA machine it reads CUDA's own peak counter instead.
 #
 # **Download:** [checkpointing-lab.py](checkpointing-lab.py) is this notebook as a jupytext
 # percent-format file (it is also `docs/lab/checkpointing-lab.py` in the repository). Open it in

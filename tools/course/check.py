@@ -15,8 +15,8 @@ from pathlib import Path
 
 from tools.build.digest import Digest
 from tools.build.workers import Background
-from tools.course import parser
-from tools.course.model import Course, CourseError, Quiz, SiteSyntax
+from tools.course import cues, parser
+from tools.course.model import Course, CourseError, SiteSyntax
 
 _TEXT = {".md", ".yml", ".yaml", ".json", ".py", ".txt", ".csv"}
 _remembered: dict[tuple[Path, bool], tuple[tuple, Course]] = {}
@@ -117,49 +117,8 @@ def report(course: Course) -> str:
     return "\n".join(str(error) for error in course.errors)
 
 
-# A quiz this long or longer is judged for cues; a shorter one has too few answers to show one.
-CUE_MIN_QUESTIONS = 4
-
-
 def cue_warnings(course: Course) -> list[str]:
-    """``path:line: warning: ...`` for each quiz whose correct options give the answer away.
-
-    A learner who always picks the longest option, or always the same position, should not pass
-    a quiz. So a quiz of at least :data:`CUE_MIN_QUESTIONS` questions is reported when, in more
-    than half of its questions, the correct option is the strictly longest (by the length of its
-    source text), or when more than half of its correct options sit in one position. These are
-    warnings: the build goes on.
-    """
-    return [
-        f"{quiz.location}: warning: quiz {quiz.quiz_id!r}: {cue}"
-        for page in course.pages
-        for quiz in page.quizzes
-        for cue in _quiz_cues(quiz)
-    ]
-
-
-def _quiz_cues(quiz: Quiz) -> list[str]:
-    questions = quiz.questions
-    if len(questions) < CUE_MIN_QUESTIONS:
-        return []
-    half = len(questions) / 2
-    cues = []
-    longest = [
-        q
-        for q in questions
-        if all(len(q.options[q.answer].text) > len(o.text) for o in q.options if not o.correct)
-    ]
-    if len(longest) > half:
-        lines = ", ".join(str(q.location.line) for q in longest)
-        cues.append(
-            f"the correct option is the longest in {len(longest)} of {len(questions)} questions "
-            f"(lines {lines}); make a wrong option as long, or the right one shorter"
-        )
-    positions = [q.answer for q in questions]
-    common = max(set(positions), key=lambda i: (positions.count(i), -i))
-    if positions.count(common) > half:
-        cues.append(
-            f"the correct option is option {common + 1} in {positions.count(common)} of "
-            f"{len(questions)} questions; vary its position"
-        )
-    return cues
+    """``path:line: warning: ...`` for what the sources give away or get wrong without being
+    broken (:mod:`tools.course.cues`: quiz cues, fragments, exercise order, reading time). They
+    are warnings: the build goes on."""
+    return cues.course_warnings(course)

@@ -166,11 +166,26 @@ class Card(_Identified):
         return script_lang(self.front + self.back)
 
 
+# The label a learner sees beside each shown option, by the question's script: Latin capitals,
+# and Extended Arabic-Indic digits for Urdu. They are what the deck's note type numbers its
+# option lists with (``list-style-type`` ``upper-latin`` and ``persian`` in ``deck/cards.css``)
+# and what the site writes beside each option, so an explanation that names an option by its
+# label (``{option:B}``, resolved by the parser) matches what both show.
+OPTION_LABELS = {"en": "ABCDEFGHIJKLMNOPQRSTUVWXYZ", "ur": "۱۲۳۴۵۶۷۸۹"}
+
+
+def option_label(lang: str, index: int) -> str:
+    """The label of the option shown at ``index`` (0-based) of a question in ``lang``."""
+    labels = OPTION_LABELS.get(lang, OPTION_LABELS["en"])
+    return labels[index] if index < len(labels) else str(index + 1)
+
+
 @dataclass(frozen=True)
 class Option:
     text: str
     correct: bool
     location: Location
+    letter: str  # its letter in the source's order (A first), whatever order it is shown in
 
     @property
     def lang(self) -> str:
@@ -179,7 +194,12 @@ class Option:
 
 @dataclass(frozen=True)
 class Question(_Identified):
-    """One single-choice question of a quiz. Prompt, options and explanation are Markdown."""
+    """One single-choice question of a quiz. Prompt, options and explanation are Markdown.
+
+    ``options`` are in the order learners see them: the source's order, or the one the
+    question's ``{order=...}`` attribute gives (each option keeps its source ``letter``). The
+    explanation's ``{option:X}`` references are already resolved to the shown labels.
+    """
 
     anchor_prefix: ClassVar[str] = "q-"
     prompt: str
@@ -202,6 +222,10 @@ class Question(_Identified):
     @property
     def lang(self) -> str:
         return script_lang(self.prompt)
+
+    def label(self, index: int) -> str:
+        """The label shown beside the option at ``index``."""
+        return option_label(self.lang, index)
 
 
 @dataclass(frozen=True)
@@ -252,6 +276,19 @@ Block = CardGroup | Quiz | Embed
 
 
 @dataclass(frozen=True)
+class Prose:
+    """A piece of a page's running text, as its Markdown source: what a learner reads outside
+    code, cards, quizzes and solutions. ``paragraph``: a top-level paragraph (not in a list,
+    table, quote or admonition); ``after_math``: the block before it is display math, so it may
+    go on with that sentence."""
+
+    text: str
+    location: Location
+    paragraph: bool = False
+    after_math: bool = False
+
+
+@dataclass(frozen=True)
 class Heading:
     """A heading as the built page will have it: its id, and its script for direction and font."""
 
@@ -262,6 +299,7 @@ class Heading:
     lang: str
     atx: bool  # a '#' heading (a setext heading cannot take attributes)
     top_level: bool  # not inside a list or quote (the site gives only these a direction)
+    text: str = ""  # its Markdown source, without the attribute list
 
 
 @dataclass
@@ -277,6 +315,7 @@ class Page:
     anchors: frozenset[str] = frozenset()  # ids on the built page: headings, cards, questions
     headings: tuple[Heading, ...] = ()
     lines: tuple[str, ...] = ()  # the file's source lines (no byte-order mark), as parsed
+    prose: tuple[Prose, ...] = ()  # its running text, in source order (the check's cues)
 
     @property
     def slug(self) -> str:

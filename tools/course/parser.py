@@ -24,7 +24,7 @@ from markdown_it.token import Token
 from mdit_py_plugins.container import container_plugin
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 
-from tools.course import sanitize
+from tools.course import option_order, sanitize
 from tools.course.model import (
     LANGUAGES,
     Card,
@@ -38,6 +38,7 @@ from tools.course.model import (
     Location,
     Option,
     Page,
+    Prose,
     Question,
     Quiz,
     Reference,
@@ -55,6 +56,10 @@ MIN_OPTIONS = 2
 
 _ID = re.compile(r"[A-Za-z][\w-]*")  # explicit ids and quiz ids
 _EXPLICIT_ID = re.compile(r"\s*\{#(" + _ID.pattern + r")\}\s*$")
+# A question's attributes at the end of its text: its explicit id, the order to show its options
+# in, or both ("{#q-id order=CADB}").
+_QUESTION_ATTR = r"(?:#" + _ID.pattern + r"|order=[^\s{}]*)"
+_QUESTION_ATTRS = re.compile(r"\s*\{(" + _QUESTION_ATTR + r"(?:\s+" + _QUESTION_ATTR + r")*)\}\s*$")
 _HEADING_ATTRS = re.compile(r"\s*\{:?([^{}]*)\}\s*$")
 _OPTION_MARK = re.compile(r"^[-*+]\s+\[([ xX])\]\s*")
 _LIST_MARKER = re.compile(r"^\s*\d+[.)]\s+")
@@ -269,6 +274,7 @@ def parse_page(
         elif token.type == "html_block":
             _html_block(src, token)
     page.references = _page_references(src, tokens, src.lines, 0)
+    page.prose = _prose(src, tokens)
     _stray_separators(src, tokens)
     _raw_html(src, tokens)
     _unsafe_math(src, tokens)
@@ -647,6 +653,7 @@ def _headings(tokens: list[Token], syntax: SiteSyntax) -> Iterator[Heading]:
             lang=script_lang(text),
             atx=atx,
             top_level=token.level == 0,
+            text=text.strip(),
         )
 
 
@@ -769,14 +776,25 @@ def _question(src: _Source, tokens: list[Token], index: int) -> Question | None:
         src.error(item.map[0], "a question starts with its text")
         return None
     prompt_raw = _LIST_MARKER.sub("", tokens[blocks[0][0] + 1].content).strip()
-    explicit = _EXPLICIT_ID.search(prompt_raw)
-    prompt = prompt_raw[: explicit.start()].strip() if explicit else prompt_raw
+    attrs = _QUESTION_ATTRS.search(prompt_raw)
+    prompt = prompt_raw[: attrs.start()].strip() if attrs else prompt_raw
+    words = attrs.group(1).split() if attrs else []
+    explicit = next((w[1:] for w in words if w.startswith("#")), None)
+    order = next((w.removeprefix("order=") for w in words if w.startswith("order=")), None)
     if len(blocks) < 2 or blocks[1][1].type != "bullet_list_open":
         src.error(item.map[0], "a question needs a list of options ('- [x] right', '- [ ] wrong')")
         return None
-    options = _options(src, tokens, blocks[1][0])
-    explanation = _explanation(src, blocks[2:], item)
     line0 = item.map[0]
+    options = _options(src, tokens, blocks[1][0])
+    if order is not None and (problem := option_order.order_error(order, len(options))):
+        src.error(line0, problem)
+        order = None
+    options = option_order.shown(options, order)
+    explanation, unknown = option_order.resolve_references(
+        _explanation(src, blocks[2:], item), options, script_lang(prompt)
+    )
+    for reference in unknown:
+        src.error(line0, f"{reference} names no option of this question (use its source letter)")
     if not prompt:
         src.error(line0, "a question has empty text")
     if len(options) < MIN_OPTIONS:
@@ -788,9 +806,7 @@ def _question(src: _Source, tokens: list[Token], index: int) -> Question | None:
         src.error(line0, "a question needs an explanation (paragraphs after its options)")
     if not prompt or len(options) < MIN_OPTIONS or correct != 1 or not explanation:
         return None
-    return Question(
-        prompt, tuple(options), explanation, src.at(line0), explicit.group(1) if explicit else None
-    )
+    return Question(prompt, tuple(options), explanation, src.at(line0), explicit)
 
 
 def _options(src: _Source, tokens: list[Token], index: int) -> list[Option]:
@@ -809,7 +825,11 @@ def _options(src: _Source, tokens: list[Token], index: int) -> list[Option]:
         if not text:
             src.error(line0, "an option has empty text")
             continue
-        options.append(Option(text, mark.group(1) in "xX", src.at(line0)))
+        if len(options) == len(option_order.LETTERS):
+            src.error(line0, f"a question has at most {len(option_order.LETTERS)} options")
+            break
+        letter = option_order.LETTERS[len(options)]
+        options.append(Option(text, mark.group(1) in "xX", src.at(line0), letter))
     return options
 
 
@@ -825,6 +845,66 @@ def _duplicate_questions(src: _Source, questions: list[Question]) -> None:
     # By text, as for flashcards: an explicit id does not make a repeated question new.
     for _, location, first in _repeats((normalize(q.prompt), q.location) for q in questions):
         src.errors.append(CourseError(location, f"duplicate question (first at line {first.line})"))
+
+
+# --- running text -----------------------------------------------------------------------------
+
+_ADMONITION = re.compile(r"^(!!!|\?\?\?\+?)\s+\S+(?:\s+\"[^\"]*\")?\s*")
+_FENCE = re.compile(r"^\s*(```|~~~)")
+
+
+def _prose(src: _Source, tokens: list[Token]) -> tuple[Prose, ...]:
+    """What a learner reads on the page as running text, for the check's cues (reading time,
+    fragments): every paragraph, list item, table cell and heading, and the text of ``!!!``
+    admonitions; not code, math, cards, quizzes, embeds, or what a ``???`` block collapses
+    (solutions and examples, read when opened). A ``!!!``/``???`` line and its indented first
+    paragraph are one paragraph to CommonMark, and the rest of the block is indented code."""
+    out: list[Prose] = []
+    depth = 0  # inside a quiz or an embed
+    previous = preceding = ""  # the last top-level block, and the one before it
+    admonition = ""  # "!!!" or "???" while its indented blocks go on
+    for index, token in enumerate(tokens):
+        if token.type.startswith("container_"):
+            depth += 1 if token.nesting == 1 else -1
+            continue
+        if depth or token.map is None:
+            continue
+        if token.level == 0 and token.nesting != -1:
+            preceding, previous = previous, token.type
+            if token.type != "code_block":
+                admonition = ""
+        if token.type == "code_block" and token.level == 0:
+            if admonition == "!!!":
+                text = "\n".join(_unfenced(token.content.splitlines()))
+                out.append(Prose(text, src.at(token.map[0])))
+        elif token.type == "inline" and not _is_card_text(token):
+            opening = tokens[index - 1]
+            top = opening.type == "paragraph_open" and opening.level == 0
+            text = token.content.strip()
+            head = _ADMONITION.match(text) if top else None
+            if head:
+                admonition = head.group(1)[:3]
+                if admonition == "!!!":
+                    out.append(Prose(text[head.end() :].strip(), src.at(token.map[0])))
+            else:
+                after_math = top and preceding == "math_block"
+                out.append(Prose(text, src.at(token.map[0]), top, after_math))
+    return tuple(out)
+
+
+def _is_card_text(inline: Token) -> bool:
+    return any(child.type == "card_separator" for child in inline.children or [])
+
+
+def _unfenced(lines: list[str]) -> list[str]:
+    """``lines`` without their fenced code blocks (an admonition may hold one)."""
+    kept, fenced = [], False
+    for line in lines:
+        if _FENCE.match(line):
+            fenced = not fenced
+        elif not fenced:
+            kept.append(line)
+    return kept
 
 
 # --- other blocks -----------------------------------------------------------------------------

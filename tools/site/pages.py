@@ -374,8 +374,11 @@ def _question(question: Question, number: int, quiz_lang: str, page: str) -> str
         '<ol class="quiz-options">',
     ]
     for index, option in enumerate(question.options):
+        # The label the explanation and the deck name this option by (the model's order).
         parts.append(
             f'<li><button type="button" class="quiz-option" data-index="{index}">'
+            f'<span class="quiz-option-label"{_lang_attrs(prompt_lang)}>'
+            f"{escape(question.label(index))}</span> "
             f'<span class="quiz-option-text"{_lang_attrs(option.lang)}>'
             f"{_item_html(option.text, inline=True, page=page)}</span></button></li>"
         )

@@ -7,7 +7,8 @@ For each strategy this harness measures, on whatever device it is given:
   ``max_memory_allocated``, or on CPU the running total of the allocator's events recorded by
   ``torch.profiler`` (the same quantity, counted another way);
 - median step time and forward time (CUDA events, or ``perf_counter`` on CPU), which give the
-  "one extra forward" bound on overhead, t_fwd / (t_fwd + t_bwd);
+  "one extra forward" estimate of the overhead, t_fwd / t_step (the whole step, the optimizer's
+  update included, as the measured overhead is a share of that same step);
 - whether the gradients equal those of no checkpointing, tensor by tensor, relative to each
   tensor's own scale, with the largest relative difference reported;
 - the step time of checkpointing every layer with the random-number state stash off
@@ -988,7 +989,8 @@ def _timing(samples: list[tuple[float, float]] | None) -> dict[str, Any]:
 
 
 def _add_overheads(rows: list[dict[str, Any]]) -> None:
-    """Overhead vs no checkpointing, and its bound: recomputed share of t_fwd / (t_fwd + t_bwd)."""
+    """Overhead vs no checkpointing, and its one-forward estimate (``overhead_bound``, the
+    results file's name for it): the recomputed share of t_fwd / t_step, the whole step."""
     base = next((r for r in rows if r["strategy"] == "none" and r["step_time_s"]), None)
     for row in rows:
         row["overhead"] = row["overhead_bound"] = None

@@ -22,7 +22,8 @@ import math
 
 ITEMSIZE = {"float32": 4, "bfloat16": 2, "float16": 2}
 # t_fwd / (t_fwd + t_bwd) with a backward pass about twice the forward: recomputing a whole
-# forward pass then costs about a third of a step (the "+33%" bound of Lesson 2).
+# forward pass then costs about a third of a step (the "+33%" estimate of Lesson 2, not a bound:
+# the course's measurements exceed it).
 FORWARD_SHARE = 1 / 3
 
 

@@ -305,7 +305,7 @@
 
   function overheadText(o) {
     if (o.overhead === null) return "copies, no recompute";
-    return (o.setting === "selective" ? "at most " : "") + fmtPercent(o.overhead);
+    return "estimate " + fmtPercent(o.overhead);
   }
 
   // --- the form -------------------------------------------------------------------------------
@@ -521,8 +521,8 @@
       }
       return (
         text + ". Overhead: the recomputed share of a forward pass × " + Math.round(model.forwardShare * 100) +
-        "% of a step (backward ≈ 2 × forward); selective checkpointing re-runs only elementwise operations, so its share " +
-        "is at most a whole forward. A setting fits when its whole step leaves " + Math.round(model.headroom * 100) +
+        "% of a step (backward ≈ 2 × forward), an estimate, not a measurement: the course's CPU runs measured more for every " +
+        "recomputing setting, selective checkpointing most, and CPU step-time ratios need not carry over to a GPU. A setting fits when its whole step leaves " + Math.round(model.headroom * 100) +
         "% of the device’s memory free (" + fmtBytes(result.usable) + " usable). Bars: state, then activations, against the device."
       );
     }

@@ -316,3 +316,20 @@ def artifacts() -> Path:
     """Folder for screenshots and measured figures; git-ignored, kept after the run."""
     ARTIFACTS.mkdir(exist_ok=True)
     return ARTIFACTS
+
+
+@pytest.fixture(scope="module")
+def course_deck() -> tuple[list[str], bytes]:
+    """The course deck for the progress tests: ``(GUIDs in course order, the built .apkg)`` at a
+    fixed time."""
+    from tools.anki import deck
+    from tools.build.buildinfo import ROOT
+    from tools.course import notes
+    from tools.course.parser import parse_course
+    from tools.site.syntax import MKDOCS
+
+    course = parse_course(ROOT, syntax=MKDOCS)
+    items = notes.note_items(course)
+    times = {item.guid: 1_764_000_000 for item in items}
+    apkg = deck.build_apkg(course, timestamp=1_764_000_000, items=items, times=times)
+    return [item.guid for item in items], apkg

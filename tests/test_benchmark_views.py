@@ -52,8 +52,12 @@ def render(root: Path, view: str) -> str:
     return benchmarks.render_embed(["checkpointing", view], root, strict=False)
 
 
-def svgs(out: str) -> list[ET.Element]:
-    return [ET.fromstring(m) for m in re.findall(r"<svg.*?</svg>", out, re.DOTALL)]
+def svgs(out: str, layout: str = "bm-wide") -> list[ET.Element]:
+    """The figures' SVGs in one layout: each bar chart is drawn wide and, for phones, stacked
+    (``bm-narrow``); the other plots have one layout."""
+    found = [ET.fromstring(m) for m in re.findall(r"<svg.*?</svg>", out, re.DOTALL)]
+    other = {"bm-wide": "bm-narrow", "bm-narrow": "bm-wide"}[layout]
+    return [svg for svg in found if other not in svg.get("class", "").split()]
 
 
 # --- plot-breakdown ---------------------------------------------------------------------------
@@ -132,6 +136,33 @@ def test_breakdown_row_missing_a_field_is_a_schema_error_at_its_line(root: Path)
         rf"checkpointing-cpu\.json:{line}: runs\[0\]\.rows\[2\]: 'peak_bytes' is a required",
         str(caught.value),
     )
+
+
+def test_on_a_phone_the_bars_stack_under_their_names_at_full_text_size():
+    """The stacked drawing holds what the wide one holds (names, figures, legend, headings, bars
+    of the same proportions) on a canvas no wider than a 390 px screen's column, so its 12 px
+    text is drawn at 11 px or more there; the page shows one drawing at a time."""
+    out = render(ROOT, "plot-breakdown")
+    (wide,) = svgs(out)
+    (narrow,) = svgs(out, "bm-narrow")
+    texts = sorted(t.text for t in wide.iter(f"{SVG}text"))
+    # A long heading wraps into lines (tspans) of one text.
+    assert sorted(" ".join(t.itertext()) for t in narrow.iter(f"{SVG}text")) == texts
+    for text in narrow.iter(f"{SVG}text"):
+        longest = max(len(line) for line in text.itertext())
+        assert float(text.get("x") or 8) + 7 * longest <= int(narrow.get("width")), text
+    assert narrow.get("aria-label") == wide.get("aria-label")
+    assert int(narrow.get("width")) * 11 / 12 <= 330  # 11 px or more in a 330 px column
+    assert "font:12px" in narrow.get("style", "") and "max-width:100%" in narrow.get("style", "")
+    wide_bars, narrow_bars = _bar_lengths(wide), _bar_lengths(narrow)
+    assert len(narrow_bars) == len(wide_bars)
+    scale = narrow_bars[0] / wide_bars[0]
+    assert narrow_bars == pytest.approx([length * scale for length in wide_bars], abs=0.5)
+    # Each name is on its own line above its bar: no text shares a bar's rows.
+    tops = [float(r.get("y")) for r in narrow.findall(f"{SVG}rect")][4:]
+    names = {float(t.get("y")) for t in narrow.iter(f"{SVG}text") if t.get("x") == "8"}
+    assert all(not (top <= y <= top + 13) for top in tops for y in names)
+    assert "(max-width:44.9375em){.benchmark-svg.bm-wide{display:none}" in out
 
 
 def test_the_bar_canvas_grows_with_its_rows_and_has_the_other_plots_width():

@@ -522,8 +522,8 @@ def test_gpu_script_names_what_to_install_and_honours_the_results_dir(tmp_path: 
     fake = tmp_path / "fake-python"
     fake.write_text(
         "#!/bin/sh\n"
-        'case "$*" in *pytest*) echo "{}" > "$BENCHMARK_RESULTS_DIR/checkpointing-fake.json";; '
-        "esac\nexit 0\n"
+        'case "$*" in *"-m pytest"*) echo {} > "$BENCHMARK_RESULTS_DIR/checkpointing-fake.json";; '
+        "*--device*) printf 'Fake\\tcheckpointing-fake.json\\n';; esac\nexit 0\n"
     )
     fake.chmod(0o755)
     results_dir = tmp_path / "elsewhere"

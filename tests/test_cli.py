@@ -106,6 +106,103 @@ def test_check_warns_about_quiz_cues_with_file_and_line_and_still_succeeds(tmp_p
     assert "warning" not in result.stderr, result.stderr
 
 
+def test_progress_prints_no_authoring_warnings(tmp_path: Path):
+    """A learner moving progress can fix no quiz: the cues ``check`` reports stay out of it."""
+    import json
+    import shutil
+
+    from tools.anki import progress
+
+    course = tmp_path / "course"
+    shutil.copytree(ROOT / "tests" / "fixtures" / "second-course", course)
+    lesson = course / "docs" / "lessons" / "01-finding-your-way.md"
+    head, tail = lesson.read_text(encoding="utf-8").split("\n## ", 1)
+    lesson.write_text(f"{head}\n{CUED_QUIZ}\n## {tail}", encoding="utf-8")
+    assert "warning: quiz 'cued'" in cli("check", "--course", str(course)).stderr
+    exported = tmp_path / "progress.json"
+    document = {"format": progress.FORMAT, "version": progress.VERSION, "cards": {}}
+    exported.write_text(json.dumps(document), encoding="utf-8")
+    result = cli("progress", "--course", str(course), "to-anki", str(exported))
+    assert result.returncode == 0, result.stderr
+    assert "warning" not in result.stderr, result.stderr
+    assert result.stdout.startswith(f"wrote {tmp_path / 'progress.apkg'}"), result.stdout
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _get(url: str) -> tuple[int, str]:
+    """Status and body of ``url``; a request that hangs fails the test after 20 s."""
+    import urllib.error
+    import urllib.request
+
+    try:
+        with urllib.request.urlopen(url, timeout=20) as answer:
+            return answer.status, answer.read().decode("utf-8")
+    except urllib.error.HTTPError as error:
+        return error.code, error.read().decode("utf-8")
+
+
+def _wait_for(predicate, what: str, seconds: float = 120) -> None:
+    import time
+
+    end = time.monotonic() + seconds
+    while not predicate():
+        assert time.monotonic() < end, f"timed out waiting for {what}"
+        time.sleep(0.3)
+
+
+def test_serve_warns_as_build_does_and_a_broken_source_answers_with_its_error(tmp_path: Path):
+    """The quiz cues ``build`` prints come out of ``serve``; a lesson broken while it serves
+    answers every page at once with a page naming the file and line, and a fix brings the
+    site back."""
+    import shutil
+
+    course = tmp_path / "course"
+    shutil.copytree(ROOT / "tests" / "fixtures" / "second-course", course)
+    config = course / "mkdocs.yml"
+    hook = (ROOT / "tools" / "site" / "hook.py").as_posix()
+    config.write_text(config.read_text("utf-8").replace("../../../tools/site/hook.py", hook))
+    lesson = course / "docs" / "lessons" / "01-finding-your-way.md"
+    head, tail = lesson.read_text(encoding="utf-8").split("\n## ", 1)
+    good = f"{head}\n{CUED_QUIZ}\n## {tail}"
+    lesson.write_text(good, encoding="utf-8")
+    port = _free_port()
+    address = f"127.0.0.1:{port}"
+    log = tmp_path / "serve.log"
+    with log.open("w") as out:
+        server = subprocess.Popen(
+            [sys.executable, "-m", "tools.cli", "serve", "--course", str(course), "-a", address],
+            cwd=ROOT,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+    page = f"http://127.0.0.1:{port}/reading-code/lessons/01-finding-your-way.html"
+    try:
+        _wait_for(lambda: "Serving on" in log.read_text(), "the server")
+        assert "warning: quiz 'cued'" in log.read_text()  # as build and check print it
+        assert _get(page)[0] == 200
+        broken = good.replace("\n:::\n", "\n", 1)  # the quiz is never closed
+        lesson.write_text(broken, encoding="utf-8")
+        line = broken.splitlines().index(CUED_QUIZ.splitlines()[1]) + 1
+        _wait_for(lambda: "build failed" in log.read_text(), "the failed rebuild")
+        status, body = _get(page)
+        assert status == 500
+        assert f"docs/lessons/01-finding-your-way.md:{line}" in body, body
+        assert "/livereload/" in body  # it reloads itself once the site builds again
+        lesson.write_text(good, encoding="utf-8")
+        _wait_for(lambda: _get(page)[0] == 200, "the fixed site " + log.read_text())
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
 def test_the_readme_gives_the_address_serve_serves_at():
     """``mkdocs serve`` serves under the path of ``site_url``: the README must say where."""
     from urllib.parse import urlsplit

@@ -530,6 +530,29 @@ def test_note_times_come_from_the_last_commit_that_changed_them(tmp_path):
     assert max(dirty.values()) >= before > T2 + 50
 
 
+def test_a_new_title_or_path_re_dates_exactly_that_pages_notes(tmp_path):
+    """The title is a note's deck and the path its "Open in the course" link: changing either
+    dates every note of that page, and only those, at that commit."""
+    root = make_course(tmp_path)
+    lesson = root / "docs" / FILES_LESSON
+
+    def times() -> dict[str, int]:
+        items = notes.note_items(parse_course(root, syntax=MKDOCS))
+        found = note_dates.note_times(
+            items, root=root, renderer=unchanged_renderer(root), timestamp=T2 + 50
+        )
+        return {i.page.path: found[i.guid] for i in items} | {"all": sorted(set(found.values()))}
+
+    lesson.write_text(lesson.read_text("utf-8").replace("# Finding work", "# Finding the work"))
+    git(root, "commit", "-q", "-am", "retitle", when=T2)
+    retitled = times()
+    assert retitled[f"docs/{FILES_LESSON}"] == T2 and retitled["all"] == [T1, T2]
+    git(root, "mv", "docs/quizzes/ckpt-ur.md", "docs/ckpt-ur.md")
+    git(root, "commit", "-q", "-m", "move", when=T2 + 10)
+    moved = times()
+    assert moved["docs/ckpt-ur.md"] == T2 + 10 and moved["all"] == [T1, T2, T2 + 10]
+
+
 def test_without_git_every_note_has_the_build_time(tmp_path):
     root = make_course(tmp_path, commit_at=None)
     items = notes.note_items(parse_course(root, syntax=MKDOCS))
@@ -538,6 +561,23 @@ def test_without_git_every_note_has_the_build_time(tmp_path):
             items, root=root, renderer=unchanged_renderer(root), timestamp=T2
         ).values()
     ) == {T2}
+
+
+def test_the_package_is_the_database_genanki_itself_writes(tmp_path, monkeypatch):
+    """The deck writes genanki's statements itself (once per entry, not once per subdeck): the
+    bytes must be those of ``genanki.Package.write_to_db``, subdecks and both note types."""
+    import genanki
+
+    root = make_course(tmp_path)
+    course = parse_course(root, syntax=MKDOCS)
+    ours = deck.build_apkg(course, timestamp=T1, root=root)
+
+    def genankis(cursor, decks, timestamp, id_gen):
+        genanki.Package(decks).write_to_db(cursor, timestamp, id_gen)
+
+    monkeypatch.setattr(deck, "_write_package", genankis)
+    assert deck.build_apkg(course, timestamp=T1, root=root) == ours
+    assert len(deck._decks(notes.note_items(course), course.config, SITE)) == 4
 
 
 def test_same_commit_gives_a_byte_identical_deck(tmp_path):

@@ -1,7 +1,8 @@
 """tools.anki.history dates lines as ``git blame`` does, by replaying history, with a cache.
 
 The oracle is ``git blame --line-porcelain`` on throwaway repositories built from a seeded
-random sequence of commits, so every test runs the same history on every machine.
+random sequence of commits, so every test runs the same history on every machine; for the time a
+file was added at its path, ``git log --no-renames --diff-filter=A`` (one walk per file).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tools.anki.history import CACHE, line_times
+from tools.anki.history import CACHE, line_times, replay
 from tools.course.parser import split_lines
 
 T0 = 1_600_000_000
@@ -67,6 +68,12 @@ def blame_all(root: Path) -> dict[str, list[int | None]]:
     return {path: blame(root, path) for path in tracked(root)}
 
 
+def added_at_path(root: Path, path: str) -> int | None:
+    """When git log, with renames off (a move adds the file anew), last saw ``path`` added."""
+    out = git(root, "log", "-1", "--no-renames", "--diff-filter=A", "--format=%ct", "--", path)
+    return int(out) if out.strip() else None
+
+
 def times_of(root: Path, paths: list[str] | None = None) -> dict[str, list[int | None]]:
     return line_times(root, tracked(root) if paths is None else paths)
 
@@ -75,6 +82,7 @@ def poison_cache(root: Path) -> None:
     """Set every cached time to 1, so any answer that reuses the cache shows it."""
     cache = json.loads((root / CACHE).read_text("utf-8"))
     cache["files"] = {p: t and [1] * len(t) for p, t in cache["files"].items()}
+    cache["added"] = dict.fromkeys(cache["added"], 1)
     (root / CACHE).write_text(json.dumps(cache), "utf-8")
 
 
@@ -184,6 +192,24 @@ def test_replayed_history_dates_every_line_as_git_blame_does(tmp_path, seed):
     assert len(set(expected["docs/lessons/a renamed.md"])) > 1  # dated before and after it moved
     times = times_of(root)
     assert times == expected
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_each_file_is_dated_when_it_was_added_at_its_path(tmp_path, seed):
+    repo = history(tmp_path, seed)
+    root = repo.root
+    paths = tracked(root)
+    assert replay(root, paths).added == {p: added_at_path(root, p) for p in paths}
+    renamed, readded = "docs/lessons/a renamed.md", "docs/b file.md"
+    assert replay(root, paths).added[renamed] == T0 + 12 * 1000 + 1000  # the rename's commit
+    assert replay(root, paths).added[readded] == T0 + 30 * 1000 + 1000  # added again, not first
+    (root / CACHE).unlink()
+    repo.run(5)
+    (root / "docs/new.md").write_text("untracked\n", "utf-8")
+    warm = replay(root, [*paths, "docs/new.md"])
+    assert warm.added == {**{p: added_at_path(root, p) for p in paths}, "docs/new.md": None}
+    poison_cache(root)
+    assert replay(root, paths).added[renamed] == 1  # from the cache, not from a walk
 
 
 def test_a_binary_file_has_no_dated_lines(tmp_path):
@@ -319,6 +345,7 @@ def test_lines_merged_from_a_branch_are_dated_at_the_merge(tmp_path):
         b'{"version": 1}',
         "wrong version",
         "a time that is not a number",
+        "an addition time that is not a number",
         "a commit that is an option",
     ],
 )
@@ -334,6 +361,8 @@ def test_an_unusable_cache_is_ignored(tmp_path, content):
             cache["version"] += 1
         elif content == "a time that is not a number":
             cache["files"]["notes/n.md"][0] = "1"
+        elif content == "an addition time that is not a number":
+            cache["added"]["notes/n.md"] = None
         else:
             cache["commit"] = "--all"
         (root / CACHE).write_text(json.dumps(cache), "utf-8")
@@ -437,6 +466,10 @@ def test_a_course_in_a_folder_of_a_larger_repository(tmp_path):
     (course / "docs/l.md").write_text("a\nB\nc\nuncommitted\n", "utf-8")
     times = line_times(course, ["docs/l.md", "docs/d.md"])
     assert times == {"docs/l.md": [T0 + 1, T0 + 2, T0 + 1, None], "docs/d.md": [T0 + 2]}
+    assert replay(course, ["docs/l.md", "docs/d.md"]).added == {
+        "docs/l.md": T0 + 1,
+        "docs/d.md": T0 + 2,
+    }
     assert blame(course, "docs/d.md") == [T0 + 1]
     assert (course / CACHE).is_file() and not (tmp_path / CACHE).exists()
 

@@ -63,7 +63,7 @@ def stored(page) -> dict:
 
 
 def grades(page, guid: str) -> list[int]:
-    return [grade for _, grade in stored(page).get(guid, {"log": []})["log"]]
+    return [entry[1] for entry in stored(page).get(guid, {"log": []})["log"]]
 
 
 def lesson(open_site, *, on: bool = True, cards: dict | None = None):
@@ -318,9 +318,12 @@ def test_progress_goes_to_anki_with_its_schedule_and_comes_back(open_site, tmp_p
     col.close()
     course = parse_course(anki_progress.Path(__file__).resolve().parents[1], syntax=MKDOCS)
     guids = {item.guid for item in notes.note_items(course)}
-    back, counts = anki_progress.from_anki(export, guids, int(time.time() * 1000))
+    from tools.anki.progress_read import from_anki
+
+    back, counts = from_anki(export, guids, int(time.time() * 1000))
     assert counts["known"] == 5 and counts["unknown"] == 0
     document = anki_progress.progress_document(back, int(time.time() * 1000), 20)
+    page.once("dialog", lambda dialog: dialog.accept())  # this browser holds progress: it asks
     page.locator(".course-review-file").set_input_files(
         {
             "name": "from-anki.json",

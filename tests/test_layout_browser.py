@@ -2,7 +2,7 @@
 
 At 1280 px no table may be wider than the text column: a column that is cut off with no hint is
 a column a reader never sees. At 390 px a table either fits or scrolls inside a wrapper that says
-so (a visible line and the region's name), and the planner's answer column stays in sight.
+so (a visible line and the region's name), and the planner's rows stack, every cell in sight.
 """
 
 from __future__ import annotations
@@ -107,30 +107,42 @@ def test_a_table_that_fits_again_loses_its_scroll_hint(open_site):
     assert results.get_attribute("role") is None and results.get_attribute("tabindex") is None
 
 
-def test_the_planners_answer_stays_in_sight_on_a_phone(open_site):
+def test_on_a_phone_every_planner_cell_shows_in_full_under_its_columns_header(open_site, artifacts):
+    """At 390 px each setting's row stacks: every figure, the answer included, shows whole,
+    uncovered and inside the screen, named by its column's header; nothing scrolls."""
     watched = open_site()
     watched.page.set_viewport_size(PHONE)
     page = watched.goto(PLANNER_PAGE)
     table = page.locator("form.planner table")
     table.wait_for(state="visible")
     table.scroll_into_view_if_needed()
-    cells = [
-        page.locator("form.planner th", has_text="Fits the device"),
-        page.locator("form.planner tr.is-recommended > :last-child"),
-    ]
+    headers = table.locator("thead th").all_inner_texts()
+    assert headers[-1] == "Fits the device"
+    cells = table.evaluate(
+        """t => [...t.querySelectorAll('tbody tr')].flatMap(tr => [...tr.children].map(c => {
+          c.scrollIntoView({block: 'center'});
+          const r = c.getBoundingClientRect();
+          const top = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+          return {
+            label: c.tagName === 'TD' ? getComputedStyle(c, '::before').content : null,
+            index: [...tr.children].indexOf(c),
+            text: c.textContent,
+            inside: r.left >= -0.5 && r.right <= innerWidth + 0.5 && r.width > 0,
+            uncovered: !!top && c.contains(top),
+            whole: c.scrollWidth <= c.clientWidth + 1,
+          };
+        }))"""
+    )
+    assert len(cells) >= 5 * len(headers) - len(headers)  # a row per setting, every column
     for cell in cells:
-        # Fully inside the screen and not covered: the topmost element at its centre is itself.
-        seen = cell.evaluate(
-            """c => {
-              const r = c.getBoundingClientRect();
-              const wrap = c.closest('.md-typeset__scrollwrap').getBoundingClientRect();
-              const top = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
-              return r.left >= Math.max(0, wrap.left) - 0.5
-                && r.right <= Math.min(innerWidth, wrap.right) + 0.5
-                && !!top && c.contains(top);
-            }"""
-        )
-        assert seen, cell.inner_text()
+        assert cell["inside"] and cell["uncovered"] and cell["whole"], cell
+        if cell["index"] > 0:
+            assert cell["label"] == f'"{headers[cell["index"]]}: "', cell
+    wrap = page.locator("form.planner .md-typeset__scrollwrap")
+    assert wrap.evaluate("w => w.scrollWidth <= w.clientWidth + 1")  # nothing to scroll to
+    page.locator("form.planner .planner-results").screenshot(
+        path=artifacts / "phone-planner-table.png"
+    )
 
 
 def test_results_table_cells_hold_at_most_two_lines(open_site):

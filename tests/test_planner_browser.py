@@ -199,6 +199,35 @@ def test_every_number_shown_is_the_python_models(open_site):
             assert shown["status"].startswith("Recommended: "), where
 
 
+def test_nothing_fits_says_what_is_needed_and_what_is_usable_with_the_headroom(
+    open_site, artifacts
+):
+    """The verdict gives the lowest whole step beside the usable memory and the headroom in
+    words, so "nothing fits 24 GB" never sits beside a step smaller than 24 GB unexplained."""
+    watched = open_site()
+    watched.page.set_viewport_size({"width": 390, "height": 844})
+    page = watched.goto(LESSON)
+    config = {**form_values(page), "memory": 1.0}
+    fill(page, config)
+    expected = python_plan(config)
+    assert expected["recommended"] is None, "1 GB holds nothing of the default model"
+    lowest = min(
+        (o for o in expected["options"] if o["overhead"] is not None), key=lambda o: o["peak"]
+    )
+    kept = round(memory_model.HEADROOM * 100)
+    status = read(page)["status"]
+    figure = r"[\d,.]+ [kMGTP]?B"
+    assert re.match(
+        rf"Nothing fits: {figure} needed, {figure} usable of {figure} \({kept}% kept free\)\. ",
+        status,
+    ), status
+    needed, usable, device = shown_bytes(status)[:3]
+    assert_close(needed, lowest["total"], "needed")
+    assert_close(usable, expected["usable"], "usable")
+    assert_close(device, config["memory"] * 1e9, "device")
+    page.locator(".planner-status").screenshot(path=artifacts / "phone-planner-nothing-fits.png")
+
+
 def test_the_planner_predicts_each_results_files_predicted_column(open_site):
     """Fed a results file's configurations, the port gives the tables' predictions exactly,
     its block sizes included, for the MLP and the transformer runs alike."""

@@ -2,8 +2,9 @@
 
 A learner here is a workspace in ``tmp_path`` and git commands run in its ``work/``; the checker
 runs in-process (``tools.practice.cli.main``), its CI in subprocesses with this Python. The fixes
-the learner writes are the course's own (Lesson 3.3's two fixes and Exercise 2.5's solution, from
-``snippets/``), so the practice is checked against what the lessons teach.
+the learner writes are the course's own (Lesson 3.3's two fixes, its regression test and
+Exercise 2.5's solution, from ``snippets/``), so the practice is checked against what the
+lessons teach. The whole lifecycle runs under three time zones, one each side of UTC.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -34,16 +36,13 @@ unsqueeze(0) keeps the batched contract, unlike hard-coding dim=0.
 ## Tests
 test_cosine_similarity_1d compares against 32/(sqrt(14)*sqrt(77)) with torch.allclose.
 """
-ONE_D_TEST = """import torch
-from simkit.similarity import cosine_similarity
-
-
-def test_cosine_similarity_1d():
-    a = torch.tensor([1.0, 2.0, 3.0])
-    b = torch.tensor([4.0, 5.0, 6.0])
-    expected = 32.0 / (torch.sqrt(torch.tensor(14.0)) * torch.sqrt(torch.tensor(77.0)))
-    assert torch.allclose(cosine_similarity(a, b), expected)
-"""
+# The course's own regression test (Lesson 3.6, snippets/regression_test.py), aimed at the
+# project's function instead of the lesson's two implementations.
+ONE_D_TEST = "import torch\nfrom simkit.similarity import cosine_similarity\n\n\n" + "\n".join(
+    line
+    for line in section("regression_test.py", "test").splitlines()
+    if not line.startswith("@pytest.mark.parametrize")
+).replace("(cosine_similarity):", "():")
 BATCH_TEST = """
 
 def test_a_batch_gives_one_value_per_row():
@@ -51,7 +50,13 @@ def test_a_batch_gives_one_value_per_row():
     b = torch.tensor([[4.0, 5.0, 6.0], [-4.0, -5.0, -6.0]])
     expected = 32.0 / (torch.sqrt(torch.tensor(14.0)) * torch.sqrt(torch.tensor(77.0)))
     assert torch.allclose(cosine_similarity(a, b), torch.stack([expected, -expected]))
+
+
+def test_a_batch_of_one_row_keeps_its_axis():
+    result = cosine_similarity(torch.tensor([[1.0, 2.0, 3.0]]), torch.tensor([[4.0, 5.0, 6.0]]))
+    assert result.shape == (1,)
 """
+TIME_ZONES = ("UTC", "Asia/Karachi", "America/New_York")  # UTC, UTC+5, UTC-5 (-4 in summer)
 GRADIENT_TEST = """import torch
 from simkit.model import MLPStack
 
@@ -72,6 +77,19 @@ def test_checkpointing_keeps_the_gradients():
 class Learner:
     def __init__(self, root: Path, capsys: pytest.CaptureFixture[str]) -> None:
         self.root, self.work, self.capsys = root, root / "work", capsys
+
+    def follow(self, out: str) -> list[str]:
+        """Run the commands of the report's ``next:`` line as printed (in backticks), in work/
+        where the report was made; each must succeed. Returns them."""
+        line = next(line for line in out.splitlines() if line.startswith("next: "))
+        commands = re.findall(r"`([^`]+)`", line)
+        assert commands, line
+        for command in commands:
+            done = subprocess.run(
+                ["bash", "-c", command], cwd=self.work, capture_output=True, text=True
+            )
+            assert done.returncode == 0, (command, done.stdout, done.stderr)
+        return commands
 
     def practice(self, *args: str, cwd: Path | None = None) -> tuple[int, str]:
         """Run the checker; (exit code, stdout + stderr). A traceback would fail the test."""
@@ -107,7 +125,19 @@ class Learner:
 
 
 @pytest.fixture
-def learner(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Learner:
+def zone(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch):
+    """The time zone of the learner's machine (git's commits take its offset): the test's
+    parameter, else UTC."""
+    name = getattr(request, "param", "UTC")
+    monkeypatch.setenv("TZ", name)
+    time.tzset()
+    yield name
+    monkeypatch.undo()
+    time.tzset()
+
+
+@pytest.fixture
+def learner(tmp_path: Path, capsys: pytest.CaptureFixture[str], zone: str) -> Learner:
     code = cli.main(["start", str(tmp_path / "ws"), "--name", NAME, "--email", EMAIL])
     assert code == 0, capsys.readouterr()
     capsys.readouterr()
@@ -119,6 +149,23 @@ def claimed_and_branched(
 ) -> None:
     assert learner.practice("claim", str(issue), "-m", "I'd like to work on this.")[0] == 0
     learner.git("switch", "-q", "-c", branch)
+
+
+def pushed(learner: Learner, test: str | None = None) -> None:
+    """Claimed, fixed as Lesson 3.3 does (with ``test``, if given), signed off and pushed."""
+    claimed_and_branched(learner)
+    learner.fix_one_d()
+    if test:
+        learner.write("tests/test_one_d.py", test)
+    learner.commit("Fix", "-s")
+    learner.git("push", "-q", "-u", "origin", "fix/1234-cosine-1d")
+
+
+def answer_the_review(learner: Learner) -> None:
+    """What the first review of #1234 asks for: the issue named, batches tested, the notes."""
+    learner.write("tests/test_one_d.py", "# Regression test for #1234\n" + ONE_D_TEST + BATCH_TEST)
+    (learner.work / "changes").mkdir()
+    learner.write("changes/1237.md", "Fixed: `cosine_similarity` accepts 1-D vectors.\n")
 
 
 def checkpointed_model(learner: Learner) -> str:
@@ -149,11 +196,13 @@ def step(output: str, title: str) -> str:
 
 
 @pytest.mark.slow  # CI runs the project's tests in subprocesses
-def test_the_whole_lifecycle_reaches_merged_for_both_tasks(learner: Learner):
+@pytest.mark.parametrize("zone", TIME_ZONES, indirect=True)
+def test_the_whole_lifecycle_reaches_merged_for_both_tasks(learner: Learner, zone: str):
     code, out = learner.practice("status")
-    assert "1. Find Issue    FAILED" in out and "gh issue list" in out
+    assert out.splitlines()[1].startswith("1. Find Issue    waiting") and "gh issue list" in out
+    assert '../practice.py claim N -m "Plan: …"' in out  # the launcher as typed in work/
 
-    # Task 1, issue #1234: the 1-D crash of Lesson 3.
+    # Task 1, issue #1234: the 1-D crash of Lesson 3, with the course's own regression test.
     claimed_and_branched(learner)
     learner.fix_one_d()
     learner.write("tests/test_one_d.py", ONE_D_TEST)
@@ -161,23 +210,31 @@ def test_the_whole_lifecycle_reaches_merged_for_both_tasks(learner: Learner):
     learner.git("push", "-q", "-u", "origin", "fix/1234-cosine-1d")
     assert learner.practice("pr", "open", learner.body(GOOD_BODY))[0] == 0
     code, out = learner.practice("check")
-    assert "passed" in step(out, "Code + Tests") and "fails on upstream main" in out
+    code_step = step(out, "Code + Tests")
+    assert "passed" in code_step and "fails on upstream main" in out
+    assert "before your first commit" in step(out, "Claim It")  # the claim came first, any zone
+    assert "it catches 1 of 4 wrong fixes: wrong value for 1-D; it misses: dim=0, squeeze " in (
+        " ".join(code_step.split())
+    )
     assert "Q = correct 1 × clear 1 × tested 1 × justified 1 = 1" in out
-    assert "other fix too, `.sum(dim=0)`" in step(out, "Review")  # the test feeds vectors only
-    assert "FAILED" in step(out, "Revisions") and code == 1
     review = (learner.root / "reviews" / "1237.md").read_text("utf-8")
-    assert "[2, 3] input" in review and "`Regression test for #1234`" in review
+    assert "- [ ] 3. tests: your new test also passes on wrong fixes" in review
+    assert "a [2, 3] batch" in review and "a [1, 3] batch" in review
+    assert "`Regression test for #1234`" in review
     assert "add `changes/1237.md`" in review  # the one thing no first pull request can have
+    assert "FAILED" in step(out, "Revisions") and code == 1
 
-    learner.write("tests/test_one_d.py", "# Regression test for #1234\n" + ONE_D_TEST + BATCH_TEST)
-    (learner.work / "changes").mkdir()
-    learner.write("changes/1237.md", "Fixed: `cosine_similarity` accepts 1-D vectors.\n")
-    learner.commit("Test a [2, 3] batch too, and the release-notes line, as the review asked", "-s")
+    answer_the_review(learner)
+    learner.commit("Test batches too, and the release-notes line, as the review asked", "-s")
     learner.git("push", "-q")
     code, out = learner.practice("check")
     assert code == 0, out
+    assert "it catches 4 of 4 wrong fixes" in out
     assert "the project: merged pull request #1237" in out
-    assert "state: closed by pull request #1237" in (learner.root / "issues/1234.md").read_text()
+    assert "- [x] 1." in (learner.root / "reviews" / "1237.md").read_text("utf-8")
+    issue = (learner.root / "issues/1234.md").read_text()
+    assert "state: closed by pull request #1237" in issue
+    assert "through its `Fixes #1234` line" in issue
     log = subprocess.run(
         ["git", "log", "--format=%s", "main"],
         cwd=learner.root / "upstream.git",
@@ -186,11 +243,13 @@ def test_the_whole_lifecycle_reaches_merged_for_both_tasks(learner: Learner):
         check=True,
     ).stdout
     assert log.startswith("Merge pull request #1237 from ada-lovelace/fix/1234-cosine-1d")
-    assert "practice claim 1235" in out
+    assert "sync your fork" in out and '`../practice.py claim 1235 -m "Plan: …"`' in out
+    learner.follow(out)  # the sync and the claim, as printed (the claim by the launcher)
+    out = learner.practice("status")[1]
+    assert "sync your fork" not in out and "#1235: Opt-in gradient checkpointing" in out
 
     # Task 2, issue #1235: Exercise 2.5 as a feature, from the new upstream main.
-    assert learner.practice("claim", "1235", "-m", "Plan: checkpoint each block.")[0] == 0
-    learner.git("fetch", "-q", "upstream")
+    assert "git switch -c feat/1235-checkpointing" in learner.practice("status")[1]
     learner.git("switch", "-q", "-c", "feat/1235-checkpointing", "upstream/main")
     learner.write("simkit/model.py", checkpointed_model(learner))
     learner.write("tests/test_checkpointing.py", GRADIENT_TEST)
@@ -204,17 +263,10 @@ def test_the_whole_lifecycle_reaches_merged_for_both_tasks(learner: Learner):
         check=True,
     ).stdout
     table = bench[bench.index("| checkpointing") :]
-    body = (
-        "## Problem\nEvery block keeps its activations until backward. Fixes #1235\n\n"
-        "## Fix\n`checkpointing=True` checkpoints each block; the default is unchanged.\n\n"
-        "## Justification\nPer block rather than per segment, because one block is "
-        "recomputed at a time.\n\n"
-        f"## Tests\ntest_checkpointing_keeps_the_gradients, and bench.py:\n\n{table}"
-    )
-    assert learner.practice("pr", "open", learner.body(body, "body2.md"))[0] == 0
+    assert learner.practice("pr", "open", learner.body(feature_body(table), "body2.md"))[0] == 0
     code, out = learner.practice("check")
     assert "passed" in step(out, "Code + Tests")
-    assert "the benchmark table agrees with CI's measurement" in out
+    assert "the benchmark table agrees with CI's measurement (read in MiB)" in out
     assert "document `checkpointing` in MLPStack's docstring" in step(out, "Review")
 
     model = (
@@ -236,6 +288,17 @@ def test_the_whole_lifecycle_reaches_merged_for_both_tasks(learner: Learner):
     assert code == 0, out
     assert "merged so far: #1234, #1235" in out
     assert "9. Merge         passed" in out
+    assert "every issue open to you is done; still open, claimed by others: #1236" in out
+
+
+def feature_body(table: str) -> str:
+    return (
+        "## Problem\nEvery block keeps its activations until backward. Fixes #1235\n\n"
+        "## Fix\n`checkpointing=True` checkpoints each block; the default is unchanged.\n\n"
+        "## Justification\nPer block rather than per segment, because one block is "
+        "recomputed at a time.\n\n"
+        f"## Tests\ntest_checkpointing_keeps_the_gradients, and bench.py:\n\n{table}"
+    )
 
 
 # --- wrong moves: each gets its own message, never a traceback ---------------------------------
@@ -266,7 +329,8 @@ def test_a_missing_sign_off(learner: Learner):
     learner.commit("Fix without a sign-off")
     out = learner.practice("check")[1]
     assert "has no Signed-off-by line (DCO" in step(out, "Code + Tests")
-    assert "git commit --amend --signoff" in out
+    learner.follow(out)  # `git commit --amend --no-edit --signoff`, then the rebase: both work
+    assert "Signed-off-by" not in step(learner.practice("status")[1], "Code + Tests")
 
 
 def test_a_sign_off_that_does_not_match_the_author(learner: Learner):
@@ -324,11 +388,7 @@ def test_a_fix_that_breaks_2d_input(learner: Learner):
 @pytest.fixture
 def opened(learner: Learner) -> Learner:
     """A learner whose fix and regression test pass CI, with a pull request open."""
-    claimed_and_branched(learner)
-    learner.fix_one_d()
-    learner.write("tests/test_one_d.py", ONE_D_TEST)
-    learner.commit("Accept 1-D input", "-s")
-    learner.git("push", "-q", "-u", "origin", "fix/1234-cosine-1d")
+    pushed(learner, ONE_D_TEST)
     learner.practice("pr", "open", learner.body(GOOD_BODY))
     return learner
 
@@ -358,10 +418,10 @@ def test_claiming_the_issue_someone_else_claimed(learner: Learner):
     assert code == 0 and "duplicate: #1236 is already assigned to @sam-k" in out
     out = learner.practice("status")[1]
     assert "duplicate: #1236 was already claimed by @sam-k" in step(out, "Claim It")
-    assert "`practice reset claim`" in out
+    assert "`../practice.py reset claim`" in out
     assert learner.practice("reset", "claim")[0] == 0
     assert "@ada-lovelace" not in (learner.root / "issues/1236.md").read_text("utf-8")
-    assert "Find Issue    FAILED" in learner.practice("status")[1]
+    assert "Find Issue    waiting" in learner.practice("status")[1]
 
 
 @pytest.mark.slow  # CI runs the project's tests in subprocesses
@@ -371,7 +431,7 @@ def test_a_benchmark_table_that_does_not_match_the_measurement(learner: Learner)
     learner.write("tests/test_checkpointing.py", GRADIENT_TEST)
     learner.commit("Checkpointing", "-s")
     learner.git("push", "-q", "-u", "origin", "feat/1235-checkpointing")
-    table = "| checkpointing | peak |\n| --- | --- |\n| off | 500.0 |\n| on | 1.0 |\n"
+    table = "| checkpointing | peak (MiB) |\n| --- | --- |\n| off | 500.0 |\n| on | 1.0 |\n"
     body = (
         "## Problem\nOut of memory. Fixes #1235\n\n## Fix\nOpt-in checkpointing.\n\n"
         "## Justification\nPer block rather than per segment.\n\n"
@@ -381,7 +441,7 @@ def test_a_benchmark_table_that_does_not_match_the_measurement(learner: Learner)
     out = learner.practice("check")[1]
     assert "passed" in step(out, "Code + Tests")
     assert re.search(
-        r"the table says 500\.0 MiB with checkpointing off, but CI measured \d+\.\d MiB", out
+        r"the table says 500 MiB with checkpointing off, but CI measured \d+\.\d MiB", out
     )
     assert "tested 0" in step(out, "Submit PR")
 
@@ -439,7 +499,7 @@ def test_bad_arguments_get_messages(learner: Learner, tmp_path: Path):
     learner.git("switch", "-q", "-c", "fix/1234-cosine-1d")
     assert "x.md: no such file" in learner.practice("pr", "open", str(tmp_path / "x.md"))[1]
     assert (
-        "is not on your fork yet: git push -u origin"
+        "is not on your fork yet: `git push -u origin fix/1234-cosine-1d`"
         in learner.practice("pr", "open", learner.body("x"))[1]
     )
     bad = tmp_path / "latin1.md"
@@ -468,10 +528,7 @@ def test_the_history_is_the_same_every_time(tmp_path: Path, capsys):
 
 
 def test_resetting_the_pull_request_keeps_the_body_file(learner: Learner):
-    claimed_and_branched(learner)
-    learner.fix_one_d()
-    learner.commit("Fix", "-s")
-    learner.git("push", "-q", "-u", "origin", "fix/1234-cosine-1d")
+    pushed(learner)
     body = learner.body(GOOD_BODY)
     assert "opened pull request #1237" in learner.practice("pr", "open", body)[1]
     assert "updated the body of pull request #1237" in learner.practice("pr", "open", body)[1]

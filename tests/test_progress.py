@@ -17,17 +17,17 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from anki_cards import card_id
 
 pytestmark = pytest.mark.anki
 
 pytest.importorskip("genanki", reason="the course engine's dependencies are not installed")
 anki_collection = pytest.importorskip("anki.collection", reason="the anki package is not installed")
 
-from tools.anki import deck, progress  # noqa: E402
+from tools.anki import progress, progress_read  # noqa: E402
+from tools.anki.progress_apkg import to_apkg  # noqa: E402
+from tools.anki.progress_read import from_anki  # noqa: E402
 from tools.build.buildinfo import ROOT  # noqa: E402
-from tools.course import notes  # noqa: E402
-from tools.course.parser import parse_course  # noqa: E402
-from tools.site.syntax import MKDOCS  # noqa: E402
 
 Collection = anki_collection.Collection
 DAY = 86_400_000
@@ -36,15 +36,6 @@ DAY = 86_400_000
 def iso(ms: float) -> str:
     """A time as the page writes it (JavaScript's toISOString)."""
     return datetime.fromtimestamp(int(ms) / 1000, UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
-
-
-@pytest.fixture(scope="module")
-def course_deck() -> tuple[list[str], bytes]:
-    course = parse_course(ROOT, syntax=MKDOCS)
-    items = notes.note_items(course)
-    times = {item.guid: 1_764_000_000 for item in items}
-    apkg = deck.build_apkg(course, timestamp=1_764_000_000, items=items, times=times)
-    return [item.guid for item in items], apkg
 
 
 def site_cards(guids: list[str], now: int) -> dict[str, dict]:
@@ -84,13 +75,6 @@ def import_with_scheduling(col, path: Path):
     return col.import_anki_package(request).log
 
 
-def card_id(col, guid: str) -> int:
-    """The card of the note ``guid`` (GUIDs hold search syntax, so no search string)."""
-    return col.db.scalar(
-        "SELECT cards.id FROM cards JOIN notes ON notes.id = cards.nid WHERE notes.guid = ?", guid
-    )
-
-
 def anki_due_ms(col, card) -> int:
     """When Anki will show ``card``: a moment for intraday learning, else its day's start."""
     if card.queue == 1:
@@ -99,39 +83,11 @@ def anki_due_ms(col, card) -> int:
     return progress.day_start_ms(today + timedelta(days=card.due - col.sched.today))
 
 
-def test_package_imports_with_each_card_due_when_the_site_said(course_deck, tmp_path):
-    guids, apkg = course_deck
-    now = int(time.time() * 1000)
-    cards = site_cards(guids, now)
-    package, scheduled = progress.to_apkg(apkg, cards, now)
-    assert scheduled == 4  # the unknown GUID is left out
-    (tmp_path / "progress.apkg").write_bytes(package)
-    col = Collection(str(tmp_path / "fresh.anki2"))
-    log = import_with_scheduling(col, tmp_path / "progress.apkg")
-    assert len(log.new) == len(guids)
-    for guid in guids[:4]:
-        cid = card_id(col, guid)
-        card = col.get_card(cid)
-        site = cards[guid]
-        due = progress._ms(site["due"])
-        assert card.type == site["state"], guid
-        assert abs(anki_due_ms(col, card) - due) < DAY, guid
-        assert card.memory_state.stability == pytest.approx(site["stability"], rel=1e-4)
-        assert card.memory_state.difficulty == pytest.approx(site["difficulty"], rel=1e-4)
-        grades = col.db.list("SELECT ease FROM revlog WHERE cid = ? ORDER BY id", cid)
-        assert grades == [grade for _, grade in site["log"]], guid
-    assert col.db.scalar("SELECT count() FROM revlog") == sum(
-        len(cards[g]["log"]) for g in guids[:4]
-    )
-    assert len(col.find_cards("is:new")) == len(guids) - 4
-    col.close()
-
-
 def test_reviews_in_anki_come_back_as_a_progress_file(course_deck, tmp_path):
     guids, apkg = course_deck
     now = int(time.time() * 1000)
     cards = site_cards(guids, now)
-    (tmp_path / "progress.apkg").write_bytes(progress.to_apkg(apkg, cards, now)[0])
+    (tmp_path / "progress.apkg").write_bytes(to_apkg(apkg, cards, now)[0])
     col = Collection(str(tmp_path / "anki.anki2"))
     import_with_scheduling(col, tmp_path / "progress.apkg")
     col.set_config("fsrs", True)
@@ -154,8 +110,14 @@ def test_reviews_in_anki_come_back_as_a_progress_file(course_deck, tmp_path):
     col.close()
     assert "collection.anki21b" in zipfile.ZipFile(export).namelist()  # Anki's current format
 
-    back, counts = progress.from_anki(export, set(guids), int(time.time() * 1000))
-    assert counts == {"known": 4, "unknown": 1, "new": len(guids) - 4, "estimated": 0}
+    back, counts = from_anki(export, set(guids), int(time.time() * 1000))
+    assert counts == {
+        "known": 4,
+        "unknown": 1,
+        "new": len(guids) - 4,
+        "estimated": 0,
+        "damaged": 0,
+    }
     reviewed = back[guids[3]]
     assert [g for _, g in reviewed["log"]] == [3, 3, 3]
     assert abs(progress._ms(reviewed["due"]) - expected_due) < DAY
@@ -165,7 +127,7 @@ def test_reviews_in_anki_come_back_as_a_progress_file(course_deck, tmp_path):
         assert back[guid]["stability"] == pytest.approx(cards[guid]["stability"], rel=1e-4)
     document = progress.progress_document(back, now, 20)
     path = tmp_path / "back.json"
-    progress.write_json(path, document)
+    progress.write_output(path, progress.encode_progress(document))
     assert progress.read_progress(path)["cards"] == back  # what the page checks, checked here
 
 
@@ -176,13 +138,13 @@ def test_a_whole_collection_export_is_read_too(course_deck, tmp_path, legacy):
     guids, apkg = course_deck
     now = int(time.time() * 1000)
     cards = site_cards(guids, now)
-    (tmp_path / "progress.apkg").write_bytes(progress.to_apkg(apkg, cards, now)[0])
+    (tmp_path / "progress.apkg").write_bytes(to_apkg(apkg, cards, now)[0])
     col = Collection(str(tmp_path / "anki.anki2"))
     import_with_scheduling(col, tmp_path / "progress.apkg")
     export = tmp_path / "collection.colpkg"
     col.export_collection_package(str(export), include_media=False, legacy=legacy)
     col.close()
-    back, counts = progress.from_anki(export, set(guids), now)
+    back, counts = from_anki(export, set(guids), now)
     assert counts["known"] == 4 and counts["unknown"] == 0
     assert {g: len(c["log"]) for g, c in back.items()} == {g: len(cards[g]["log"]) for g in back}
 
@@ -198,15 +160,21 @@ def test_an_export_of_another_deck_is_refused(course_deck, tmp_path):
     with pytest.raises(
         progress.ProgressError, match="none of its 1 cards is a note of this course"
     ):
-        progress.from_anki(export, set(course_deck[0]), int(time.time() * 1000))
+        from_anki(export, set(course_deck[0]), int(time.time() * 1000))
+
+
+def progress_file(guids: list[str], folder: Path) -> tuple[dict, Path]:
+    """The site's cards of ``site_cards`` (the course's only) and the page's file of them."""
+    now = int(time.time() * 1000)
+    cards = {g: c for g, c in site_cards(guids, now).items() if g in guids}
+    source = folder / "course-review.json"
+    source.write_text(json.dumps(progress.progress_document(cards, now, 20)), "utf-8")
+    return cards, source
 
 
 def test_the_command_converts_both_ways(course_deck, tmp_path):
     guids, _ = course_deck
-    now = int(time.time() * 1000)
-    cards = {g: c for g, c in site_cards(guids, now).items() if g in guids}
-    source = tmp_path / "course-review.json"
-    source.write_text(json.dumps(progress.progress_document(cards, now, 20)), "utf-8")
+    cards, source = progress_file(guids, tmp_path)
     run = [sys.executable, "-m", "tools", "progress"]
     made = subprocess.run([*run, "to-anki", str(source)], cwd=ROOT, capture_output=True, text=True)
     assert made.returncode == 0, made.stderr
@@ -229,16 +197,17 @@ def test_the_page_and_this_module_read_one_format():
     store = (ROOT / "docs" / "assets" / "review" / "store.js").read_text("utf-8")
     assert f'var FORMAT = "{progress.FORMAT}";' in store
     assert f"var VERSION = {progress.VERSION};" in store
-    page = (ROOT / "docs" / "assets" / "review" / "page.js").read_text("utf-8")
+    transfer = (ROOT / "docs" / "assets" / "review" / "transfer.js").read_text("utf-8")
     assert progress.MAX_PROGRESS_BYTES == 8 * 1024 * 1024
-    assert "var MAX_IMPORT_BYTES = 8 * 1024 * 1024;" in page  # one limit for a progress file
+    assert "var MAX_IMPORT_BYTES = 8 * 1024 * 1024;" in transfer  # one limit for a progress file
+    assert f"var CLOCK_SKEW = {progress.CLOCK_SKEW_MS // 60_000} * 60 * 1000;" in store
 
 
 @pytest.mark.parametrize(
     ("content", "message"),
     [
         (b"not a zip", "not an Anki export"),
-        (b"PK\x03\x04 truncated", "not an Anki export"),
+        (b"PK\x03\x04 truncated", "the zip file is cut short"),
         ("zip-without-collection", "this one has none"),
         ("zip-with-garbage", "its collection is damaged"),
     ],
@@ -255,18 +224,18 @@ def test_a_bad_anki_export_gets_a_plain_message(tmp_path, content, message):
                 archive.writestr("collection.anki2", b"this is no database" * 100)
         path.write_bytes(buffer.getvalue())
     with pytest.raises(progress.ProgressError, match=message):
-        progress.from_anki(path, set(), 0)
+        from_anki(path, set(), 0)
 
 
 def test_too_large_inputs_are_refused_before_reading(tmp_path, monkeypatch):
     big = tmp_path / "big.json"
     big.write_text("{}" + " " * 2000, "utf-8")
     monkeypatch.setattr(progress, "MAX_PROGRESS_BYTES", 1000)
-    monkeypatch.setattr(progress, "MAX_EXPORT_BYTES", 1000)
+    monkeypatch.setattr(progress_read, "MAX_EXPORT_BYTES", 1000)
     with pytest.raises(progress.ProgressError, match="too large for a progress file"):
         progress.read_progress(big)
-    with pytest.raises(progress.ProgressError, match="too large for an Anki export"):
-        progress.from_anki(big, set(), 0)
+    with pytest.raises(progress.ProgressError, match="more than an Anki export may be here"):
+        from_anki(big, set(), 0)
 
 
 @pytest.mark.parametrize(
@@ -285,3 +254,29 @@ def test_a_bad_progress_file_gets_a_plain_message(tmp_path, text, message):
     path.write_text(text, "utf-8")
     with pytest.raises(progress.ProgressError, match=message):
         progress.read_progress(path)
+
+
+def test_into_anki_says_what_moved_and_then_that_nothing_did(course_deck, tmp_path):
+    guids, _ = course_deck
+    _, source = progress_file(guids, tmp_path)
+    collection = tmp_path / "profile" / "collection.anki2"
+    collection.parent.mkdir()
+    Collection(str(collection)).close()
+    run = [sys.executable, "-m", "tools", "progress", "into-anki", str(source), str(collection)]
+    first = subprocess.run(run, cwd=ROOT, capture_output=True, text=True)
+    assert first.returncode == 0, first.stderr
+    assert f"{len(guids)} course notes added; 4 cards given the site's schedule" in first.stdout
+    assert "Deck options > Advanced > FSRS" in first.stdout  # FSRS is off in a new collection
+    again = subprocess.run(run, cwd=ROOT, capture_output=True, text=True)
+    assert again.returncode == 0, again.stderr
+    assert "nothing moved: Anki already has every review" in again.stdout
+    assert len(list((collection.parent / "backups").glob("*.colpkg"))) == 2
+
+
+def test_the_commands_that_need_ankis_library_install_it():
+    from tools import bootstrap
+
+    assert bootstrap.extras_for(["progress", "from-anki", "x.apkg"]) == ("anki",)
+    assert bootstrap.extras_for(["progress", "into-anki", "x.json", "c.anki2"]) == ("anki",)
+    assert bootstrap.extras_for(["progress", "to-anki", "x.json"]) == ()
+    assert any(req.startswith("anki") for req in bootstrap.requirements(["anki"]))

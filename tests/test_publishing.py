@@ -120,10 +120,13 @@ def test_the_gpu_script_runs_the_memory_check_before_pytest():
     assert script.index("gpu_memory.py --check") < script.index("-m pytest")
 
 
-def test_codeowners_guard_the_settings_results_and_ci():
+def test_codeowners_guard_the_settings_results_ci_and_the_code_the_build_runs():
+    """Hostile (#41): a copyright partial in overrides/ ran script on every page, and module-level
+    code in a snippet ran on the GPU runner; tests/ runs in CI. All need a maintainer's review."""
     owners = (ROOT / ".github" / "CODEOWNERS").read_text()
     paths = {line.split()[0] for line in owners.splitlines() if line and not line.startswith("#")}
-    assert {"/mkdocs.yml", "/docs/benchmarks/", "/.github/"} <= paths
+    assert {"/mkdocs.yml", "/docs/benchmarks/", "/.github/", "/.ci/"} <= paths
+    assert {"/overrides/", "/snippets/", "/tests/"} <= paths
 
 
 def test_readme_and_workflow_tell_one_story_about_gpu_results():

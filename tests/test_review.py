@@ -173,3 +173,16 @@ def test_links_in_items_are_resolved_against_their_own_page_for_the_review_page(
     assert 'href="glossary.html#c"' in back
     assert 'href="lessons/02-two.html#l2-4"' in back
     assert shown["url"].startswith("./lessons/01-lesson.html#")
+
+
+def test_review_options_carry_the_labels_their_explanation_names_them_by():
+    """A seed quiz shows its options in a stored order and its explanation names them by the shown
+    labels ({option:X}); the Review page must show the same labels, or "option C" points nowhere."""
+    course = parse_course(ROOT, syntax=MKDOCS)
+    _, content = review.review_data(course_notes.note_items(course), "review.html")
+    shown = [item for item in content.values() if "options" in item]
+    assert len(shown) == len(course.questions)
+    assert all(len(item["labels"]) == len(item["options"]) for item in shown)
+    labels = {tuple(item["labels"]) for item in shown}
+    assert ("A", "B", "C", "D") in labels
+    assert ("۱", "۲", "۳", "۴") in labels, "Urdu questions label their options in Urdu digits"

@@ -90,3 +90,13 @@ def test_the_built_index_has_every_item_once_after_its_page_and_no_card_text_twi
     answer = " ".join(card.back.split())[:30]
     holders = [d["location"] for d in docs if answer in d["text"]]
     assert len(holders) == 1 and holders[0].endswith(f"#{card.anchor}"), holders
+
+
+def test_a_notebook_cells_code_is_in_the_index_once(built_site):
+    """The copy button's hidden copy of each cell's source is left out; the cell itself is in."""
+    docs = json.loads((built_site / "search" / "search_index.json").read_text("utf-8"))["docs"]
+    lab = " ".join(d["text"] for d in docs if d["location"].startswith("lab/"))
+    html = (built_site / "lab" / "checkpointing-lab.html").read_text("utf-8")
+    assert html.count('<div class="clipboard-copy-txt" data-search-exclude') > 1
+    assert html.count("def find_snippets(") == 1  # the copy (the cell is highlighted)
+    assert lab.count("def find_snippets(") == 1  # the cell

@@ -305,7 +305,7 @@ def test_quiz_container_is_rtl_urdu_with_id_and_interface_strings(tmp_path):
     assert footer.find("span", "quiz-score-value").text == "0 / 2"
     assert footer.find("button", "quiz-retry").text == ui["retry"]
     summaries = [d.find("summary").text for d in quiz.find_all("details", "quiz-explanation")]
-    assert summaries == [ui["show_answer"]] * 2
+    assert summaries == [ui["show_answer"], site.UI_TEXT["en"]["show_answer"]]  # per question
     labelled = quiz.attrs["aria-labelledby"]
     assert next(e for e in quiz.iter() if e.attrs.get("id") == labelled).text == "ڈیمو کوئز"
 
@@ -346,8 +346,11 @@ def test_direction_follows_each_lines_own_script_and_code_is_ltr(tmp_path):
     assert lang_dir(first) == ("ur", "rtl") and lang_dir(second) == ("en", "ltr")
     assert {lang_dir(o) for o in first.find_all("span", "quiz-option-text")} == {("ur", "rtl")}
     assert {lang_dir(o) for o in second.find_all("span", "quiz-option-text")} == {("en", "ltr")}
-    # Interface strings stay in the quiz's language inside an English question.
-    assert lang_dir(second.find("summary").find("span")) == ("ur", "rtl")
+    # Interface strings are in each question's language: English inside an English question.
+    assert lang_dir(first.find("summary").find("span")) == ("ur", "rtl")
+    assert lang_dir(second.find("summary").find("span")) == ("en", "ltr")
+    assert second.attrs["data-text-correct"] == site.UI_TEXT["en"]["correct"]
+    assert first.attrs["data-text-correct"] == site.UI_TEXT["ur"]["correct"]
     assert lang_dir(first.find("div", "quiz-explanation-text")) == ("ur", "rtl")
     assert lang_dir(second.find("div", "quiz-explanation-text")) == ("en", "ltr")
     codes = quiz.find_all("code") + quiz.find_all("pre")

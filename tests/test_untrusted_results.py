@@ -123,3 +123,63 @@ def test_a_committed_file_is_submitted_unless_the_publishing_job_measured_it(mon
     monkeypatch.setenv("COURSE_MEASURED_HERE", "checkpointing-cpu.json")
     table = benchmarks.render_embed(["checkpointing", "table"], ROOT, strict=False)
     assert "by the job that published this site" in table and "Submitted" not in table
+
+
+def _rows_file(rows: int) -> str:
+    """The committed file with its rows repeated up to ``rows`` rows."""
+    data = json.loads(COMMITTED.read_text())
+    data["rows"] = (data["rows"] * (rows // len(data["rows"]) + 1))[:rows]
+    return json.dumps(data, indent=2)
+
+
+def test_a_file_larger_than_any_results_file_is_refused_unread(root, monkeypatch):
+    """Hostile (#41): a 60k-row, 40 MB file ran the build past 600 s. Refused at its size,
+    before it is read or parsed (so the time is one stat, whatever the size)."""
+    text = _rows_file(60_000)
+    assert len(text.encode()) > 40_000_000
+    write(root, text)
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the oversized file was parsed")
+
+    monkeypatch.setattr(benchmarks.results.json, "loads", refuse)
+    message = problems(root)
+    assert "checkpointing-cpu.json:1: a results file of " in message
+    assert f"more than the {benchmarks.schema.MAX_BYTES:,}" in message
+
+
+def test_too_many_small_rows_are_refused_before_the_schema_walks_them(root, monkeypatch):
+    """60k empty rows fit under the size limit; the row count refuses them before the schema
+    reads one row, at the line of ``rows``."""
+    data = json.loads(COMMITTED.read_text())
+    data["rows"] = [{}] * 60_000
+    text = json.dumps(data)  # one line: the line of "rows" is 1
+    assert len(text.encode()) < benchmarks.schema.MAX_BYTES
+    write(root, text)
+
+    class Refusing:
+        def iter_errors(self, *args, **kwargs):
+            raise AssertionError("the schema walked a file with too many rows")
+
+    monkeypatch.setattr(benchmarks.schema, "_VALIDATOR", Refusing())
+    message = problems(root)
+    assert "checkpointing-cpu.json:1: rows: 60000 rows, more than the 500 allowed" in message
+
+
+def test_value_lines_counts_each_newline_once(monkeypatch):
+    """The line of every value, found by one pass: ``str.count`` is asked about each part of
+    the text once (it was asked from the start for every value, quadratic in the file)."""
+    text = _rows_file(400)
+    counted: list[int] = []
+    real = benchmarks.schema.value_lines
+
+    class Text(str):
+        def count(self, sub, start=0, end=None):  # type: ignore[override]
+            counted.append((len(self) if end is None else end) - start)
+            return str.count(self, sub, start, end)
+
+    lines = real(Text(text))
+    assert sum(counted) <= len(text)  # each character looked at once at most
+    for path in [("rows", 399, "strategy"), ("provenance", "date"), ("rows", 0, "peak_bytes")]:
+        shown = text.splitlines()[lines[path] - 1]
+        assert f'"{path[-1]}"' in shown, (path, shown)

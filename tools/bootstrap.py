@@ -63,8 +63,10 @@ def wanted_stamp() -> str:
 
 def extras_for(argv: list[str]) -> tuple[str, ...]:
     """The optional groups a command needs: the test suite needs them all (pytest, Anki,
-    Playwright, the validator); building, checking and serving need none, so a first build
-    installs less and sooner."""
+    Playwright, the validator); moving progress from or into Anki needs Anki's library;
+    building, checking and serving need none, so a first build installs less and sooner."""
+    if argv[:2] in (["progress", "from-anki"], ["progress", "into-anki"]):
+        return ("anki",)
     if argv[:1] != ["test"]:
         return ()
     project = tomllib.loads(INPUTS[0].read_text(encoding="utf-8"))["project"]
@@ -160,7 +162,7 @@ def _install_with_uv(uv: Path, requirements: list[str]) -> bool:
 
 
 def _install_with_pip(requirements: list[str]) -> None:
-    subprocess.run([str(venv_python()), "-m", "ensurepip", "--upgrade", "-q"], check=True)
+    subprocess.run([str(venv_python()), "-m", "ensurepip", "--upgrade"], check=True)
     pip = [str(venv_python()), "-m", "pip", "--disable-pip-version-check"]
     subprocess.run([*pip, "install", "-q", "-c", str(INPUTS[1]), *requirements], check=True)
 

@@ -5,7 +5,7 @@ Each command is a small function; ``main`` only dispatches. ``build`` never meas
 the committed benchmark results (see ``tests/test_benchmarks*.py`` for how they are made), and it
 runs MkDocs in this process (:mod:`tools.site.mkdocs_build`). ``vendor`` refreshes the site's
 vendored browser code (:mod:`tools.site.vendor`). ``progress`` moves a learner's reviews between
-the Review page and Anki, with their schedule (:mod:`tools.anki.progress`).
+the Review page and Anki, with their schedule (:mod:`tools.anki.progress` and its routes).
 ``--course DIR`` points ``check``, ``deck`` and ``build`` at another course (a folder with its
 own ``mkdocs.yml`` and ``docs/``); the default is this repository's course.
 """
@@ -36,19 +36,20 @@ from tools.site.syntax import MKDOCS
 ROOT = buildinfo.ROOT
 
 
-def _checked(root: Path, strict_results: bool = False):
+def _checked(root: Path, strict_results: bool = False, *, authoring: bool = True):
     with workers.build_pool() as pool:
         course = course_check.load_checked_course(
             root, syntax=MKDOCS, strict_results=strict_results, workers=pool
         )
-    return _without_problems(course)
+    return _without_problems(course, authoring=authoring)
 
 
-def _without_problems(course):
+def _without_problems(course, *, authoring: bool = True):
     """The course, or None after printing its problems, every one with its ``path:line``.
 
-    Quiz cues (:func:`tools.course_check.cue_warnings`) are printed too, but fail nothing."""
-    for warning in course_check.cue_warnings(course):
+    Authoring cues (:func:`tools.course.check.cue_warnings`) are printed too when ``authoring``, but
+    fail nothing. A learner moving progress (``progress``) can fix neither: they are left out."""
+    for warning in course_check.cue_warnings(course) if authoring else ():
         print(warning, file=sys.stderr)
     if not course.errors:
         return course
@@ -212,50 +213,116 @@ def cmd_build(args: argparse.Namespace) -> int:
 
 
 def cmd_progress(args: argparse.Namespace) -> int:
-    """Progress from the Review page to an Anki package with its schedule, or from Anki back."""
-    from tools.anki import deck, progress  # genanki and SQLite: imported only for this command
-    from tools.course import notes
+    """Progress from the Review page into Anki (a package, or the learner's own collection), or
+    from an Anki export back. Every failure, an interruption included, is a message."""
+    from tools.anki import progress  # SQLite and the standard library only
 
-    course = _checked(args.course)
-    if course is None:
-        return 1
-    now = int(time.time() * 1000)
     try:
-        if args.direction == "to-anki":
-            document = progress.read_progress(Path(args.file))
-            out = Path(args.output or Path(args.file).with_suffix(".apkg"))
-            timestamp = buildinfo.source_date_epoch(args.course)
-            package, scheduled = progress.to_apkg(
-                deck.build_apkg(course, timestamp=timestamp, root=args.course),
-                document["cards"],
-                now,
-            )
-            buildinfo.write_atomically(out, package, durable=True)
-            left = len(document["cards"]) - scheduled
-            print(
-                f"wrote {out}: {scheduled} cards with their schedule"
-                + (f"; {left} not in this version of the course left out" if left else "")
-                + ". In Anki: File > Import, with 'Import any learning progress' ticked."
-            )
-        else:
-            guids = {item.guid for item in notes.note_items(course)}
-            cards, counts = progress.from_anki(Path(args.file), guids, now)
-            out = Path(args.output or Path(args.file).with_suffix(".json"))
-            document = progress.progress_document(cards, now, progress.DEFAULT_NEW_PER_DAY)
-            progress.write_json(out, document)
-            print(
-                f"wrote {out}: {counts['known']} reviewed cards; {counts['new']} never reviewed; "
-                f"{counts['unknown']} cards the course does not know ignored"
-                + (
-                    f"; {counts['estimated']} without an FSRS memory state (estimated)"
-                    if counts["estimated"]
-                    else ""
-                )
-                + ". On the Review page: Progress and settings > Import progress."
-            )
+        course = _checked(args.course, authoring=False)
+        if course is None:
+            return 1
+        return _progress_direction(args, course, int(time.time() * 1000))
     except progress.ProgressError as exc:
         print(f"progress: {exc}", file=sys.stderr)
-        return 1
+    except KeyboardInterrupt:
+        print("progress: interrupted; nothing was written", file=sys.stderr)
+        return 130
+    except MemoryError:
+        print("progress: out of memory; nothing was written", file=sys.stderr)
+    except Exception as exc:  # a bug, said in one line: outputs are written whole or not at all
+        print(
+            f"progress: {type(exc).__name__}: {exc} (a bug in this tool: please report it); "
+            "nothing was written",
+            file=sys.stderr,
+        )
+    return 1
+
+
+FSRS_NOTE = (
+    " Anki goes on with the FSRS memory state each card carries once FSRS is on: Deck options >"
+    " Advanced > FSRS (one switch for the whole collection)."
+)
+
+
+def _progress_direction(args: argparse.Namespace, course, now: int) -> int:
+    from tools.anki import deck, progress
+    from tools.course import notes
+
+    source = Path(args.file)
+    guids = {item.guid for item in notes.note_items(course)}
+    if args.direction == "from-anki":
+        from tools.anki.progress_read import from_anki
+
+        out = Path(args.output or source.with_suffix(".json"))
+        progress.check_output(out, [source], args.force)
+        cards, counts = from_anki(source, guids, now)
+        data = progress.encode_progress(
+            progress.progress_document(cards, now, progress.DEFAULT_NEW_PER_DAY)
+        )
+        progress.write_output(out, data)
+        print(
+            f"wrote {out}: {counts['known']} reviewed cards; {counts['new']} never reviewed; "
+            f"{counts['unknown']} cards the course does not know ignored"
+            + (
+                f"; {counts['damaged']} with values the page cannot read left out"
+                if counts["damaged"]
+                else ""
+            )
+            + (
+                f"; {counts['estimated']} without an FSRS memory state (estimated)"
+                if counts["estimated"]
+                else ""
+            )
+            + ". On the Review page: Progress and settings > Import progress."
+        )
+        return 0
+    document = progress.read_progress(source)
+    package = deck.build_apkg(
+        course, timestamp=buildinfo.source_date_epoch(args.course), root=args.course
+    )
+    if args.direction == "into-anki":
+        from tools.anki.progress_merge import into_anki
+
+        if not args.collection:
+            raise progress.ProgressError(
+                "into-anki needs the collection: Anki's collection.anki2 in your profile's folder"
+            )
+        counts = into_anki(Path(args.collection), document["cards"], package, guids, now)
+        if not counts["notes_added"] + counts["scheduled"] + counts["reviews_added"]:
+            print(
+                f"{args.collection}: nothing moved: Anki already has every review in {source}"
+                f" ({counts['kept']} cards reviewed there as late or later keep Anki's schedule)."
+                f" Anki's backup from before: {counts['backup']}."
+            )
+            return 0
+        print(
+            f"{args.collection}: {counts['notes_added']} course notes added; "
+            f"{counts['scheduled']} cards given the site's schedule; {counts['kept']} kept as "
+            f"Anki had them (reviewed there later); {counts['reviews_added']} reviews added"
+            + (
+                f"; {counts['unknown']} items not in this course left out"
+                if counts["unknown"]
+                else ""
+            )
+            + f". Anki's backup from before: {counts['backup']}."
+            + ("" if counts["fsrs"] else FSRS_NOTE)
+        )
+        return 0
+    from tools.anki.progress_apkg import to_apkg
+
+    out = Path(args.output or source.with_suffix(".apkg"))
+    progress.check_output(out, [source], args.force)
+    made, scheduled = to_apkg(package, document["cards"], now)
+    progress.write_output(out, made)
+    left = len(document["cards"]) - scheduled
+    print(
+        f"wrote {out}: {scheduled} cards with their schedule"
+        + (f"; {left} not in this version of the course left out" if left else "")
+        + ". In Anki: File > Import, with 'Import any learning progress' ticked. That brings the"
+        " schedule only into a collection without the course's deck: Anki leaves the cards it"
+        " already has as they are. If yours has the deck, close Anki and run python3 -m tools"
+        " progress into-anki " + str(source) + " COLLECTION instead." + FSRS_NOTE
+    )
     return 0
 
 
@@ -276,9 +343,17 @@ def cmd_vendor(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_serve(rest: list[str]) -> int:
-    env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
-    return subprocess.call([sys.executable, "-m", "mkdocs", "serve", *rest], cwd=ROOT, env=env)
+def cmd_serve(args: argparse.Namespace) -> int:
+    """The live preview, checked as ``build`` checks (its warnings on every rebuild), in this
+    process; a build that fails shows its error in the browser (:func:`mkdocs_build.serve`)."""
+
+    def problems() -> str | None:
+        with workers.build_pool() as pool:
+            course = course_check.load_checked_course(args.course, syntax=MKDOCS, workers=pool)
+        return None if _without_problems(course) else course_check.report(course)
+
+    mkdocs_build.serve(args.course / "mkdocs.yml", problems, dev_addr=args.dev_addr)
+    return 0
 
 
 # The suite runs in one process per core (pytest-xdist), each test file kept in one process so its
@@ -299,9 +374,9 @@ def cmd_practice(rest: list[str]) -> int:
     return practice(rest)
 
 
-# Commands whose arguments belong to another program (mkdocs serve, pytest): passed through
+# Commands whose arguments belong to another program (pytest, the practice CLI): passed through
 # untouched, since argparse would take their options (``-m "not browser"``) for its own.
-PASSTHROUGH = {"serve": cmd_serve, "test": cmd_test, "practice": cmd_practice}
+PASSTHROUGH = {"test": cmd_test, "practice": cmd_practice}
 
 
 def _course_dir(value: str) -> Path:
@@ -352,11 +427,26 @@ def argument_parser() -> argparse.ArgumentParser:
         help="Review page progress to an Anki package with its schedule (to-anki), or an Anki "
         "export to a progress file the Review page imports (from-anki)",
     )
-    p.add_argument("direction", choices=["to-anki", "from-anki"])
-    p.add_argument("file", help="to-anki: the page's exported .json; from-anki: .apkg or .colpkg")
+    p.add_argument("direction", choices=["to-anki", "into-anki", "from-anki"])
+    p.add_argument(
+        "file", help="to-anki, into-anki: the page's exported .json; from-anki: .apkg or .colpkg"
+    )
+    p.add_argument(
+        "collection",
+        nargs="?",
+        help="into-anki: Anki's collection.anki2 (Anki closed; a backup is made first)",
+    )
     p.add_argument("-o", "--output", help="default: the input's name with .apkg or .json")
+    p.add_argument("--force", action="store_true", help="replace an existing output file")
     p.set_defaults(func=cmd_progress)
-    sub.add_parser("serve", help="live-reloading preview (arguments go to mkdocs serve)")
+    p = sub.add_parser(
+        "serve",
+        parents=[course],
+        help="live-reloading preview with the build's checks and warnings; a failed build "
+        "answers the browser with its error",
+    )
+    p.add_argument("-a", "--dev-addr", metavar="IP:PORT", help="default: mkdocs.yml's dev_addr")
+    p.set_defaults(func=cmd_serve)
     sub.add_parser("test", help="run the test suite (arguments go to pytest)")
     sub.add_parser("practice", help="the practice workspace: start DIR, status, claim N, check")
     return ap

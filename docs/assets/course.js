@@ -66,12 +66,19 @@
     if (!window.CourseStartup.firstTime(quiz)) return;
 
     var quizId = quiz.getAttribute("data-quiz-id");
-    var text = {
-      correct: quiz.getAttribute("data-text-correct") || "Correct",
-      incorrect: quiz.getAttribute("data-text-incorrect") || "Incorrect",
-      yourAnswer: quiz.getAttribute("data-text-your-answer") || "your answer",
-      rightOption: quiz.getAttribute("data-text-right-option") || "the correct answer",
-    };
+    // A question's interface strings, in its own language (an English question of an Urdu quiz
+    // answers in English); the quiz's where a page predates them.
+    function textOf(question) {
+      function read(name, fallback) {
+        return question.getAttribute(name) || quiz.getAttribute(name) || fallback;
+      }
+      return {
+        correct: read("data-text-correct", "Correct"),
+        incorrect: read("data-text-incorrect", "Incorrect"),
+        yourAnswer: read("data-text-your-answer", "your answer"),
+        rightOption: read("data-text-right-option", "the correct answer"),
+      };
+    }
     var questions = Array.prototype.slice.call(quiz.querySelectorAll(".quiz-question"));
     var footer = quiz.querySelector(".quiz-footer");
     var scoreValue = quiz.querySelector(".quiz-score-value");
@@ -82,13 +89,17 @@
       return Array.prototype.slice.call(question.querySelectorAll(".quiz-option"));
     }
 
+    // The score, shown once a question is answered: before that it would only say 0.
     function updateScore() {
       var right = 0;
+      var answered = 0;
       questions.forEach(function (question) {
         var chosen = question.getAttribute("data-chosen");
+        if (chosen !== null) answered += 1;
         if (chosen !== null && chosen === question.getAttribute("data-answer")) right += 1;
       });
       scoreValue.textContent = right + " / " + questions.length;
+      if (footer) footer.hidden = answered === 0;
     }
 
     function mark(option, kind, label) {
@@ -109,6 +120,7 @@
       var all = options(question);
       if (!(index >= 0 && index < all.length)) return;
       var right = index === answer;
+      var text = textOf(question);
       question.setAttribute("data-chosen", String(index));
       question.classList.add(right ? "is-answered-correct" : "is-answered-incorrect");
       all.forEach(function (option, i) {
@@ -121,8 +133,8 @@
       feedback.className = "quiz-feedback " + (right ? "is-correct" : "is-incorrect");
       feedback.appendChild(icon(right ? "correct" : "incorrect"));
       var words = document.createElement("span");
-      words.lang = quiz.lang;
-      words.dir = quiz.dir;
+      words.lang = question.lang || quiz.lang;
+      words.dir = question.dir || quiz.dir;
       words.textContent = right ? text.correct : text.incorrect;
       feedback.appendChild(words);
       var explanation = question.querySelector(".quiz-explanation");
@@ -172,7 +184,6 @@
     });
     if (retry) retry.addEventListener("click", reset);
     updateScore();
-    if (footer) footer.hidden = false;
   }
 
   // --- flashcards -----------------------------------------------------------------------------

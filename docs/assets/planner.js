@@ -358,6 +358,10 @@
     var source = form.querySelector(".planner-source");
     var table = form.querySelector("table");
     var tbody = table.querySelector("tbody");
+    // Each cell carries its column's header, which a phone shows beside it (planner.css).
+    var columns = Array.prototype.map.call(table.querySelectorAll("thead th"), function (th) {
+      return th.textContent;
+    });
     var controls = form.querySelectorAll(".planner-field input, .planner-field select");
     var nojs = form.querySelector(".planner-nojs");
     if (nojs) nojs.hidden = true;
@@ -491,7 +495,8 @@
       var whole = el("td", "num", fmtBytes(o.total));
       whole.appendChild(bar(o, scale, result.state));
       [el("td", "num", fmtBytes(o.peak)), whole, el("td", "num", overheadText(o)), el("td", "num", o.fits ? "yes" : "no")].forEach(
-        function (td) {
+        function (td, i) {
+          td.setAttribute("data-label", columns[i + 1]);
           tr.appendChild(td);
         }
       );
@@ -542,7 +547,8 @@
         return o.overhead !== null && (x === null || o.peak < x.peak) ? o : x;
       }, null);
       var text =
-        "Nothing fits " + device + ": the lowest whole step is " + fmtBytes(lowest.total) + " (" + settingText(lowest) + "), of which the state is " +
+        "Nothing fits: " + fmtBytes(lowest.total) + " needed, " + fmtBytes(result.usable) + " usable of " + device + " (" +
+        Math.round(model.headroom * 100) + "% kept free). That is the lowest whole step, " + settingText(lowest) + ", of which the state is " +
         fmtBytes(result.state.total) + ". ";
       if (result.ranksNeeded !== null) {
         text += "Sharding over " + result.ranksNeeded + " FSDP ranks would make it fit; or shrink the batch or sequence.";

@@ -8,6 +8,12 @@
  * happen, the set-up runs twice for one page. CourseStartup.firstTime lets a set-up function
  * skip the elements it has already set up, which makes the second run harmless.
  * CourseStartup.el builds the elements the scripts add (the Review page, grading in lessons).
+ *
+ * Scripts that only some pages use (the planner's, grading in lessons) are not among the site's
+ * scripts: a page names the ones it uses in its head, as <link rel="preload" as="script">
+ * (tools/site/assets.py), and this script runs each of them, once, in their order, when a page
+ * that names it has loaded or has been swapped in. A preload link only fetches; instant
+ * navigation carries the head's links to the new page, where a script tag would not run.
  */
 (function () {
   "use strict";
@@ -42,5 +48,27 @@
     return node;
   }
 
+  // The page's own scripts, each run once for the whole visit: appended in order, not async,
+  // and only after DOMContentLoaded, when the site's scripts (deferred) have all run.
+  var started = {};
+  var loaded = document.readyState === "complete";
+  function runPageScripts() {
+    if (!loaded) return;
+    var links = document.head.querySelectorAll('link[rel="preload"][as="script"]');
+    Array.prototype.forEach.call(links, function (link) {
+      if (started[link.href]) return;
+      started[link.href] = true;
+      var script = document.createElement("script");
+      script.src = link.href;
+      script.async = false;
+      document.body.appendChild(script);
+    });
+  }
+
   window.CourseStartup = { onEachPage: onEachPage, firstTime: firstTime, el: el };
+  document.addEventListener("DOMContentLoaded", function () {
+    loaded = true;
+    runPageScripts();
+  });
+  onEachPage(runPageScripts);
 })();

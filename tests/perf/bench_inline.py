@@ -91,7 +91,8 @@ def grade_times(browser, url: str) -> list[float]:
 def bigger_deck(site: Path, items: int) -> tuple[str, list[str]]:
     """anki.js with the deck's notes copied until it has ``items`` cards, and every GUID."""
     text = (site / "assets" / "review" / "anki.js").read_text("utf-8")
-    collection = base64.b64decode(json.loads(text[text.index("=") + 1 : -2])["collection"])
+    deck = json.loads(text[text.index("=") + 1 : -2])
+    collection = base64.b64decode(deck["collection"])
     conn = sqlite3.connect(":memory:")
     conn.deserialize(collection)
     notes = conn.execute("SELECT * FROM notes").fetchall()
@@ -106,7 +107,9 @@ def bigger_deck(site: Path, items: int) -> tuple[str, list[str]]:
     guids = [row[0] for row in conn.execute("SELECT guid FROM notes")]
     script = (
         "window.CourseReviewAnki="
-        + json.dumps({"collection": base64.b64encode(conn.serialize()).decode()})
+        + json.dumps(
+            {"collection": base64.b64encode(conn.serialize()).decode(), "media": deck["media"]}
+        )
         + ";\n"
     )
     return script, guids

@@ -2,17 +2,19 @@
 
     .venv/bin/python tests/perf/bench_practice.py
 
-The first is two commands, each its own process, as a learner types them. The full run is a
-check whose CI has nothing cached, on the checkpointing task (the heavier one): the tests at
-both commits and the benchmark's measurement. The targets are 10 s and 30 s on 2 cores
-(issue #25). The learner's commits are the ones tests/test_practice.py
-makes, with the same helpers.
+The first is two commands, each its own process, as a learner types them. A full run is a
+check whose CI has nothing cached: on the bug task, the tests at both commits and on each wrong
+fix the checker holds; on the checkpointing task, the tests and the benchmark's measurement.
+The targets are 10 s and 30 s on 2 cores (issues #25 and #35). The learner's commits are the
+ones tests/test_practice.py makes, with the same helpers; the bug task's test is the course's
+own regression test, and the figures end with the wrong fixes it catches.
 """
 
 from __future__ import annotations
 
 import contextlib
 import io
+import json
 import os
 import resource
 import subprocess
@@ -28,6 +30,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 import test_practice as lifecycle  # noqa: E402
 
 from tools.practice import cli  # noqa: E402
+from tools.practice.verdict import wrong_fixes  # noqa: E402
 
 
 class Capture:
@@ -52,6 +55,21 @@ def timed(fn) -> tuple[float, float]:
     return time.perf_counter() - started, cpu() - started_cpu
 
 
+def _bug_check(tmp: Path) -> tuple[tuple[float, float], tuple[list[str], list[str]]]:
+    """A full check of the bug task with the course's own regression test, and what it caught."""
+    root = tmp / "bug"
+    cli.main(["start", str(root), "--name", lifecycle.NAME, "--email", lifecycle.EMAIL])
+    learner = lifecycle.Learner(root, Capture())
+    lifecycle.claimed_and_branched(learner)
+    learner.fix_one_d()
+    learner.write("tests/test_one_d.py", lifecycle.ONE_D_TEST)
+    learner.commit("Accept 1-D input", "-s")
+    took = timed(lambda: cli.main(["-C", str(root / "work"), "check"]))
+    cache = root / ".practice" / "ci"
+    (result,) = [json.loads(f.read_text("utf-8")) for f in cache.glob("*.json")]
+    return took, wrong_fixes(result)
+
+
 def main() -> None:
     with tempfile.TemporaryDirectory() as tmp, contextlib.redirect_stdout(io.StringIO()):
         root = Path(tmp) / "ws"
@@ -72,14 +90,22 @@ def main() -> None:
         learner.write("simkit/model.py", lifecycle.checkpointed_model(learner))
         learner.write("tests/test_checkpointing.py", lifecycle.GRADIENT_TEST)
         learner.commit("Checkpointing", "-s")
-        full = timed(lambda: cli.main(["-C", str(root / "work"), "check"]))
+        feature = timed(lambda: cli.main(["-C", str(root / "work"), "check"]))
+        bug, (caught, missed) = _bug_check(Path(tmp))
     load = os.getloadavg()[0]
     print(f"load average {load:.1f} on {os.cpu_count()} cores", file=sys.stderr)
     for name, (wall, cpu), target in (
         ("start -> first check", first, 10),
-        ("full check (CI at both commits, the benchmark)", full, 30),
+        ("full check, #1234 (CI at both commits, 4 wrong fixes)", bug, 30),
+        ("full check, #1235 (CI at both commits, the benchmark)", feature, 30),
     ):
         print(f"{name}: {wall:.2f} s wall, {cpu:.2f} s CPU (target <= {target} s)", file=sys.stderr)
+    total = len(caught) + len(missed)
+    print(
+        f"the course's regression test catches {len(caught)} of {total} wrong fixes: "
+        f"{', '.join(caught) or 'none'}; misses {', '.join(missed) or 'none'}",
+        file=sys.stderr,
+    )
 
 
 if __name__ == "__main__":

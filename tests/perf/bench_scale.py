@@ -1,7 +1,8 @@
 """How the build scales: our build against plain MkDocs, on this course and a large generated one.
 
 Run: ``.venv/bin/python tests/perf/bench_scale.py [--lessons N] [--commits M] [--pairs K]
-[--runs R] [--skip-real]``. It is a benchmark that prints figures, not a test; it takes minutes.
+[--runs R] [--skip-real] [--old REF|none] [--skip-details]``. It is a benchmark that prints
+figures, not a test; it takes minutes.
 
 Printed, after the machine (cores, load, versions):
 
@@ -12,12 +13,18 @@ Printed, after the machine (cores, load, versions):
    last build removed: the hook's work comes from its caches); each pair and the median ratios
    ours/plain. Both kinds run once first, untimed, so caches are warm.
 2. A generated course (N lessons of 25 flashcards and a 5-question quiz each, M commits that edit
-   one to three lines each), the same for the same arguments down to its commit ids. R rounds of
-   three builds: plain MkDocs, a clean build (no site, no ``.cache``) and a rebuild with nothing
-   changed (and that rebuild made to run MkDocs anyway); each round, the medians and the median
-   ratios. Then whether the clean builds wrote the same deck bytes, where a profiled clean build
-   spends its time, and the deck's parts timed in this process (parsing, dating notes from git
-   history, building the ``.apkg``) cold, warm and after one more commit that edits one answer.
+   one to three lines each), the same for the same arguments down to its commit ids, for two
+   engines side by side in one run: ``new`` (this checkout) and ``old`` (``--old REF``, by
+   default where HEAD left main, checked out in a worktree of its own and removed afterwards);
+   each engine's course names its own hook and assets. R rounds, the engines alternating
+   (old, new, then new, old ...), each of: plain MkDocs, a clean build (no site, no ``.cache``),
+   a rebuild with nothing changed (and that rebuild made to run MkDocs anyway) and a clean
+   ``tools.cli deck``; each engine's medians and median ratios beside the targets (clean build
+   <= 1.0x plain, deck <= 0.25x plain, no-op <= 0.1x clean), and whether its builds wrote the
+   same deck bytes, and the same as the other engine's. Then, for the new engine, where a
+   profiled clean build spends its time, and the deck's parts timed in this process (parsing,
+   dating notes from git history, building the ``.apkg``) cold, warm and after one more commit
+   that edits one answer.
 
 Other work on the machine skews every figure: the load average is printed before and after.
 
@@ -39,6 +46,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
 
@@ -211,10 +219,11 @@ def edit_line(line: str, rng: random.Random) -> str:
     return sentence(rng, 12)
 
 
-def course_config(names: list[str]) -> str:
-    """This course's ``mkdocs.yml`` for the generated lessons: the hook by its absolute path,
-    no notebook plugin, only the assets that are copied, its own deck and GUID namespace."""
-    config = yaml.safe_load((ROOT / "mkdocs.yml").read_text("utf-8"))
+def course_config(names: list[str], engine: Path) -> str:
+    """The ``mkdocs.yml`` of the engine's checkout for the generated lessons: its hook by its
+    absolute path, no notebook plugin, only the assets that are copied, its own deck and GUID
+    namespace."""
+    config = yaml.safe_load((engine / "mkdocs.yml").read_text("utf-8"))
     config["site_name"] = config["extra"]["course"]["deck_name"] = "Synthetic Scale Course"
     config["extra"]["course"].update(
         deck_file="downloads/synthetic-scale-course.apkg",
@@ -222,35 +231,37 @@ def course_config(names: list[str]) -> str:
         note_type_ids={"basic": 1999000001, "choice": 1999000002},
         languages=["en"],
     )
-    config["hooks"] = [HOOK.as_posix()]
-    config["theme"]["custom_dir"] = (ROOT / config["theme"]["custom_dir"]).as_posix()
+    config["hooks"] = [(engine / HOOK.relative_to(ROOT)).as_posix()]
+    config["theme"]["custom_dir"] = (engine / config["theme"]["custom_dir"]).as_posix()
     config["plugins"] = [p for p in config["plugins"] if not isinstance(p, dict)]
     config.pop("watch", None)  # folders of this repository
     lessons = [{f"{n} · Topic {n}": f"lessons/{name}"} for n, name in enumerate(names, 1)]
     config["nav"] = [{"Home": "index.md"}, {"Lessons": lessons}]
     config["nav"] += [{"Flashcards": "flashcards.md"}, {"Review": "review.md"}]
     for key in ("extra_css", "extra_javascript"):
-        config[key] = [path for path in config[key] if kept_asset(path)]
+        config[key] = [path for path in config.get(key, []) if kept_asset(path, engine)]
     return yaml.safe_dump(config, sort_keys=False, allow_unicode=True)
 
 
-def kept_asset(path: str) -> bool:
-    """An asset of the real config the generated course keeps: copied, or made by the hook."""
-    return path == review.INDEX_FILE or (ROOT / "docs" / path).is_file()
+def kept_asset(entry: str | dict, engine: Path) -> bool:
+    """An asset of the real config the generated course keeps: copied, or made by the hook
+    (an entry is a path, or MkDocs' ``path:`` with attributes)."""
+    path = entry if isinstance(entry, str) else entry["path"]
+    return path == review.INDEX_FILE or (engine / "docs" / path).is_file()
 
 
-def first_files(names: list[str], lessons: list[list[str]]) -> dict[str, bytes]:
-    files = {"mkdocs.yml": course_config(names).encode()}
+def first_files(names: list[str], lessons: list[list[str]], engine: Path) -> dict[str, bytes]:
+    files = {"mkdocs.yml": course_config(names, engine).encode()}
     index = ["# Synthetic scale course", ""]
     index += [f"- [Lesson {n}](lessons/{name})" for n, name in enumerate(names, 1)]
     files["docs/index.md"] = ("\n".join(index) + "\n").encode()
-    files["docs/review.md"] = (ROOT / "docs" / "review.md").read_bytes()
+    files["docs/review.md"] = (engine / "docs" / "review.md").read_bytes()
     deck_file = yaml.safe_load(files["mkdocs.yml"])["extra"]["course"]["deck_file"]
     flashcards = f"# Flashcards and Anki deck\n\n[Download the deck]({deck_file})\n"
     files["docs/flashcards.md"] = flashcards.encode()  # review.md links to it
-    for path in sorted((ROOT / "docs" / "assets").rglob("*")):
+    for path in sorted((engine / "docs" / "assets").rglob("*")):
         if path.is_file():
-            files[path.relative_to(ROOT).as_posix()] = path.read_bytes()
+            files[path.relative_to(engine).as_posix()] = path.read_bytes()
     for name, lines in zip(names, lessons, strict=True):
         files[f"docs/lessons/{name}"] = ("\n".join(lines) + "\n").encode()
     return files
@@ -266,14 +277,15 @@ def fast_import_commit(number: int, files: dict[str, bytes]) -> bytes:
     return b"".join(out) + b"\n"
 
 
-def generate_course(course: Path, lessons: int, commits: int, seed: int) -> None:
+def generate_course(course: Path, lessons: int, commits: int, seed: int, engine: Path) -> None:
     """The course and its history: everything in a first commit, then ``commits - 1`` commits
-    that each edit 1 to 3 lines of random lessons; the working tree checked out at the last."""
+    that each edit 1 to 3 lines of random lessons; the working tree checked out at the last.
+    Only its ``mkdocs.yml`` and assets depend on the engine (those of its checkout)."""
     rng = random.Random(seed)
     names = [f"l{n:03d}.md" for n in range(1, lessons + 1)]
     made = [lesson_lines(n, rng) for n in range(1, lessons + 1)]
     texts = [lines for lines, _ in made]
-    stream = [fast_import_commit(0, first_files(names, texts))]
+    stream = [fast_import_commit(0, first_files(names, texts, engine))]
     for number in range(1, commits):
         changed = {}
         for _ in range(rng.randint(1, 3)):
@@ -329,42 +341,85 @@ def deck_bytes(course: Path, site: Path) -> bytes:
     return (site / config["extra"]["course"]["deck_file"]).read_bytes()
 
 
-def clean_build(course: Path, site: Path) -> tuple[float, bytes]:
+def clean_build(engine: Engine, site: Path) -> tuple[float, bytes]:
     shutil.rmtree(site, ignore_errors=True)
-    shutil.rmtree(course / ".cache", ignore_errors=True)
-    elapsed, _ = run(ours_command(course, site))
-    return elapsed, deck_bytes(course, site)
+    shutil.rmtree(engine.course / ".cache", ignore_errors=True)
+    elapsed, _ = run(ours_command(engine.course, site), cwd=engine.root)
+    return elapsed, deck_bytes(engine.course, site)
 
 
-def bench_builds(course: Path, tmp: Path, runs: int) -> None:
-    """Rounds of a plain build, a clean build and a no-op rebuild, so that the three figures of a
-    round share the machine's load; then the medians, and the medians of each round's ratios."""
-    site = tmp / "synthetic-site"
-    plain = plain_command(course, tmp / "synthetic-plain")
-    rounds, decks = [], set()
-    for number in range(1, runs + 1):
-        plain_s, _ = run(plain, cwd=course)
-        clean_s, data = clean_build(course, site)
-        noop_s, stderr = run(ours_command(course, site))
-        if number == 1:
-            show_warnings("ours", stderr)
-        forget_last_build(course)
-        full_s, _ = run(ours_command(course, site))
-        rounds.append((plain_s, clean_s, noop_s))
-        decks.add(data)
-        print(
-            f"  round {number}: plain {plain_s:6.2f} s   clean {clean_s:6.2f} s   "
-            f"no-op rebuild {noop_s:6.2f} s   (MkDocs run anyway: {full_s:.2f} s)"
-        )
-    plain_s, clean_s, noop_s = medians(rounds)
-    print(f"  medians: plain {plain_s:.2f} s, clean {clean_s:.2f} s, no-op rebuild {noop_s:.2f} s")
-    ratios = [(c / p, n / c, n / p) for p, c, n in rounds]
-    clean_plain, noop_clean, noop_plain = medians(ratios)
+def clean_deck(engine: Engine, out: Path) -> tuple[float, bytes]:
+    """``python -m tools.cli deck`` with nothing cached: parse, date every note, write it."""
+    shutil.rmtree(engine.course / ".cache", ignore_errors=True)
+    out.unlink(missing_ok=True)
+    cmd = [sys.executable, "-m", "tools.cli", "deck", "--course", str(engine.course)]
+    elapsed, _ = run([*cmd, "-o", str(out)], cwd=engine.root)
+    return elapsed, out.read_bytes()
+
+
+@dataclass
+class Engine:
+    """One checkout of the engine (``new``: this one; ``old``: the branch point), and the
+    generated course that names its hook; its rounds of figures."""
+
+    name: str
+    root: Path
+    course: Path
+    plain: list[str] = field(default_factory=list)
+    rounds: list[tuple[float, float, float, float]] = field(default_factory=list)
+    decks: set[bytes] = field(default_factory=set)
+
+
+def bench_round(engine: Engine, tmp: Path, number: int) -> None:
+    """A plain build, a clean build, a no-op rebuild (and one made to run MkDocs anyway) and a
+    clean deck, one after the other, so that they share the machine's load."""
+    site = tmp / f"{engine.name}-site"
+    plain_s, _ = run(engine.plain, cwd=engine.course)
+    clean_s, data = clean_build(engine, site)
+    noop_s, stderr = run(ours_command(engine.course, site), cwd=engine.root)
+    if number == 1:
+        show_warnings(f"{engine.name}", stderr)
+    forget_last_build(engine.course)
+    full_s, _ = run(ours_command(engine.course, site), cwd=engine.root)
+    deck_s, deck_data = clean_deck(engine, tmp / f"{engine.name}-deck.apkg")
+    engine.rounds.append((plain_s, clean_s, noop_s, deck_s))
+    engine.decks |= {data, deck_data}
     print(
-        f"  median ratios: clean/plain {clean_plain:.2f}, no-op/clean {noop_clean:.2f}, "
-        f"no-op/plain {noop_plain:.2f}"
+        f"  round {number} {engine.name}: plain {plain_s:6.2f} s   clean {clean_s:6.2f} s   "
+        f"no-op rebuild {noop_s:5.2f} s   (MkDocs run anyway: {full_s:.2f} s)   "
+        f"deck {deck_s:6.2f} s   [load {load_average()}]"
     )
-    print(f"  deck byte-identical over {runs} clean builds: {len(decks) == 1} ({len(data)} bytes)")
+
+
+# The issue's targets (tests/perf and CONTRIBUTING): clean build, deck, no-op rebuild.
+TARGETS = {"clean/plain": 1.0, "deck/plain": 0.25, "no-op/clean": 0.1}
+
+
+def bench_builds(engines: list[Engine], tmp: Path, runs: int) -> None:
+    """Rounds that alternate the engines (old, new, old, new ...), then each engine's medians and
+    the medians of its rounds' ratios, side by side with the targets."""
+    for engine in engines:
+        engine.plain = plain_command(engine.course, tmp / f"{engine.name}-plain")
+    for number in range(1, runs + 1):
+        for engine in engines if number % 2 else engines[::-1]:
+            bench_round(engine, tmp, number)
+    print(f"  {'median':14}" + "".join(f"{e.name:>10}" for e in engines) + "    target")
+    columns = {e.name: medians(e.rounds) for e in engines}
+    for at, label in enumerate(("plain s", "clean s", "no-op s", "deck s")):
+        print(f"  {label:14}" + "".join(f"{columns[e.name][at]:10.2f}" for e in engines))
+    ratios = {
+        e.name: medians([(c / p, d / p, n / c, n / p) for p, c, n, d in e.rounds]) for e in engines
+    }
+    for at, label in enumerate((*TARGETS, "no-op/plain")):
+        target = f"    <= {TARGETS[label]:.2f}" if label in TARGETS else ""
+        print(f"  {label:14}" + "".join(f"{ratios[e.name][at]:10.2f}" for e in engines) + target)
+    for engine in engines:
+        size = ", ".join(str(len(d)) for d in engine.decks)
+        same = len(engine.decks) == 1
+        print(f"  {engine.name}: one deck over its clean builds and decks: {same} ({size} bytes)")
+    if len(engines) == 2:
+        same = engines[0].decks == engines[1].decks
+        print(f"  old and new engines wrote the same deck bytes: {same}")
     print(f"  load average now: {load_average()}")
 
 
@@ -449,19 +504,46 @@ def bench_after_commit(course: Path, commits: int) -> None:
     )
 
 
+def old_engine(ref: str, tmp: Path) -> Path:
+    """The engine at ``ref`` in a worktree of its own (removed at the end of the run)."""
+    where = tmp / "old-engine"
+    git(ROOT, "worktree", "add", "-q", "--detach", str(where), ref)
+    return where
+
+
+def branch_point() -> str:
+    """Where this branch left main: the old engine's default."""
+    return git(ROOT, "merge-base", "HEAD", "main").strip()
+
+
 def bench_synthetic(args: argparse.Namespace, tmp: Path) -> None:
-    course = tmp / "synthetic-course"
     print(
         f"\n== 2. generated course: {args.lessons} lessons x ({CARDS} cards + {QUESTIONS}-question"
         f" quiz), {args.commits} commits, seed {args.seed} =="
     )
-    made_s, _ = timed(lambda: generate_course(course, args.lessons, args.commits, args.seed))
-    head = git(course, "rev-parse", "HEAD").strip()
-    print(f"  generated in {made_s:.2f} s at {course}, HEAD {head}")
-    write_plain_config(course)
-    bench_builds(course, tmp, args.runs)
-    profile_build(course, tmp)
-    bench_deck(course, args.commits)
+    roots = {"new": ROOT}
+    if args.old != "none":
+        ref = args.old or branch_point()
+        roots = {"old": old_engine(ref, tmp), **roots}
+        print(f"  old engine: {ref} ({git(ROOT, 'rev-parse', '--short', ref).strip()})")
+    engines = []
+    try:
+        for name, root in roots.items():
+            course = tmp / f"synthetic-course-{name}"
+            started = time.perf_counter()
+            generate_course(course, args.lessons, args.commits, args.seed, root)
+            made_s = time.perf_counter() - started
+            head = git(course, "rev-parse", "HEAD").strip()
+            print(f"  {name} engine {root}: course generated in {made_s:.2f} s, HEAD {head}")
+            write_plain_config(course)
+            engines.append(Engine(name, root, course))
+        bench_builds(engines, tmp, args.runs)
+    finally:
+        if "old" in roots:
+            git(ROOT, "worktree", "remove", "--force", str(roots["old"]))
+    if not args.skip_details:
+        profile_build(engines[-1].course, tmp)
+        bench_deck(engines[-1].course, args.commits)
 
 
 def machine() -> None:
@@ -487,6 +569,13 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=3, help="runs per build figure (median)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--skip-real", action="store_true", help="skip part 1 (this course)")
+    ap.add_argument(
+        "--old",
+        help="the engine to compare with, a git ref (default: where HEAD left main); none: skip",
+    )
+    ap.add_argument(
+        "--skip-details", action="store_true", help="skip the profile and the deck's parts"
+    )
     args = ap.parse_args()
     os.environ["NO_MKDOCS_2_WARNING"] = "1"
     os.environ.pop("SOURCE_DATE_EPOCH", None)  # builds date from the last commit

@@ -31,6 +31,7 @@ import sqlite3
 import sys
 import time
 import zipfile
+from collections.abc import Iterable, Iterator
 from functools import cache
 from pathlib import Path
 
@@ -116,9 +117,7 @@ def build_apkg(
     try:
         cursor = conn.cursor()
         # genanki numbers notes and cards from the clock; from the build time they are reproducible.
-        genanki.Package(decks).write_to_db(
-            cursor, timestamp, itertools.count(int(timestamp) * 1000)
-        )
+        _write_package(cursor, decks, timestamp, itertools.count(int(timestamp) * 1000))
         # Anki's schema has no index on guid: without one each UPDATE scans every note
         # (quadratic in the deck's size). The index is dropped again, so the file is Anki's own.
         cursor.execute("CREATE INDEX course_notes_guid ON notes (guid)")
@@ -131,6 +130,47 @@ def build_apkg(
     finally:
         conn.close()
     return _zip({"collection.anki2": database, **media_entries()}, timestamp)
+
+
+def _write_package(
+    cursor: sqlite3.Cursor, decks: list[genanki.Deck], timestamp: int, id_gen: Iterator[int]
+) -> None:
+    """``genanki.Package(decks).write_to_db``: the same statements in the same order, so the same
+    database bytes, without its cost per subdeck. For every deck genanki decodes the collection's
+    decks and note types, adds its own and encodes them all again, which is quadratic in the
+    number of subdecks; here each entry is encoded once and the texts are joined. The note types'
+    text keeps genanki's quirk: an id read back as text and written again as a number is in it
+    twice (the same key; a reader keeps the last value)."""
+    cursor.executescript(genanki.package.APKG_SCHEMA)
+    cursor.executescript(genanki.package.APKG_COL)
+    read = {
+        column: {key: json.dumps(value) for key, value in json.loads(text).items()}
+        for column, text in zip(
+            ("decks", "models"),
+            cursor.execute("SELECT decks, models FROM col").fetchone(),
+            strict=True,
+        )
+    }
+    saved_decks, saved_models = read["decks"], read["models"]
+    for deck in decks:
+        saved_decks[str(deck.deck_id)] = json.dumps(deck.to_json())
+        cursor.execute("UPDATE col SET decks = ?", (_json_object(saved_decks.items()),))
+        for note in deck.notes:
+            deck.add_model(note.model)
+        models = {
+            str(m.model_id): json.dumps(m.to_json(timestamp, deck.deck_id))
+            for m in deck.models.values()
+        }
+        written = _json_object([*saved_models.items(), *models.items()])
+        cursor.execute("UPDATE col SET models = ?", (written,))
+        saved_models.update(models)
+        for note in deck.notes:
+            note.write_to_db(cursor, timestamp, deck.deck_id, id_gen)
+
+
+def _json_object(entries: Iterable[tuple[str, str]]) -> str:
+    """``json.dumps`` of an object whose values are encoded already (its default separators)."""
+    return "{" + ", ".join(f"{json.dumps(key)}: {value}" for key, value in entries) + "}"
 
 
 def _decks(items: list[NoteItem], config: CourseConfig, site_url: str) -> list[genanki.Deck]:

@@ -1,12 +1,17 @@
-"""Per-line commit times for course files, from one forward replay of history instead of blame.
+"""Per-line commit times for course files, and when each was added at its path, from one forward
+replay of git history instead of blame.
 
-``git blame`` walks the whole history once per file, so dating every lesson costs
-files x commits on every build. Replaying history forwards reads each commit's diff once, for
-all files together: one ``git log -p`` lists the commits on HEAD's first-parent chain, oldest
-first, and each hunk ``@@ -a,b +c,d @@`` removes ``b`` line times from the file's list and
-inserts ``d`` times stamped with the commit's committer time. Only hunk headers are read, never
-line contents, and ``-U0`` makes them exact. On a linear history this is blame's answer: both
-come from the same diff of each commit against its parent.
+``git blame`` walks the whole history once per file, and so does ``git log -- PATH``, so dating
+every lesson that way costs files x commits on every build. Replaying history forwards reads
+each commit's diff once, for all files together: one ``git log -p`` lists the commits on HEAD's
+first-parent chain, oldest first, and each hunk ``@@ -a,b +c,d @@`` removes ``b`` line times
+from the file's list and inserts ``d`` times stamped with the commit's committer time. Only hunk
+headers are read, never line contents, and ``-U0`` makes them exact. On a linear history this is
+blame's answer: both come from the same diff of each commit against its parent.
+
+The same replay records when each file was last added at its current path (:func:`replay`'s
+``added``): a ``new file`` or the ``rename to`` side of a rename, which is what
+``git log --no-renames --diff-filter=A -- PATH`` finds, without a walk of history per file.
 
 Where the answer differs from blame, on purpose:
 
@@ -50,14 +55,25 @@ import os
 import re
 import subprocess
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from tools.build.buildinfo import write_atomically
 
 CACHE = Path(".cache") / "history" / "lines.json"
-CACHE_VERSION = 1
+CACHE_VERSION = 2
 
 LineTimes = list[int | None]
+
+
+@dataclass
+class Replayed:
+    """What the replay knows about each file: its line times (None: no history, such as a
+    binary file) and the time of the commit that added it at its path (None: not committed)."""
+
+    lines: dict[str, LineTimes | None] = field(default_factory=dict)
+    added: dict[str, int | None] = field(default_factory=dict)
+
 
 # Every setting that could change which lines git reports is pinned (see the module docstring);
 # ``tests/test_history.py`` runs with a hostile config to check it.
@@ -107,16 +123,24 @@ def line_times(root: Path, paths: Iterable[str]) -> dict[str, list[int | None]]:
     end a line): the committer time (int, seconds) of the commit that last changed that line, or
     None for a line that is not committed (uncommitted edit, untracked file). A path that is not a
     file is absent from the result. Outside a git checkout: every path maps to a list of None."""
+    return replay(root, paths).lines  # type: ignore[return-value]
+
+
+def replay(root: Path, paths: Iterable[str]) -> Replayed:
+    """:func:`line_times` for ``paths`` (``lines``, never None per file), and for each of them
+    the committer time of the commit that added it at its path (``added``; None when the file
+    is not committed as it is: untracked, only staged, or outside a checkout)."""
     root = Path(root)
     requested = set(paths)
     files = sorted(p for p in requested if (root / p).is_file())
     head = _head(root) if files else None
     if head is None:
-        current: dict[str, LineTimes | None] = {}
+        current = Replayed()
     else:
         tops = sorted({p.split("/", 1)[0] for p in requested})
         current = _uncommitted(root, _committed(root, head, tops), files)
-    return {p: _per_parser_line((root / p).read_bytes(), current.get(p)) for p in files}
+    lines = {p: _per_parser_line((root / p).read_bytes(), current.lines.get(p)) for p in files}
+    return Replayed(lines, {p: current.added.get(p) for p in files})  # type: ignore[arg-type]
 
 
 def _git(root: Path, *args: str) -> bytes | None:
@@ -146,24 +170,23 @@ def _head(root: Path) -> tuple[str, list[str]] | None:
     return commit, boundaries
 
 
-def _committed(
-    root: Path, head: tuple[str, list[str]], tops: list[str]
-) -> dict[str, LineTimes | None]:
-    """Line times at HEAD of every file under ``tops``: the cache, brought up to HEAD."""
+def _committed(root: Path, head: tuple[str, list[str]], tops: list[str]) -> Replayed:
+    """Line and addition times at HEAD of every file under ``tops``: the cache, brought up to
+    HEAD."""
     commit, boundaries = head
     key = {"version": CACHE_VERSION, "tops": tops, "shallow": boundaries}
     cached = _load(root, key)
     if cached is not None and _continues(root, cached["commit"], commit):
-        files, since = cached["files"], cached["commit"]
+        state, since = Replayed(cached["files"], cached["added"]), cached["commit"]
     else:
-        files, since = {}, None
+        state, since = Replayed(), None
     if since != commit:
         patch = _git(root, *_LOG, *([f"^{since}"] if since else []), commit, "--", *tops)
         if patch is None:
-            return {}
-        _replay(files, patch)
-        _save(root, {**key, "commit": commit, "files": files})
-    return files
+            return Replayed()
+        _replay(state, patch)
+        _save(root, {**key, "commit": commit, "files": state.lines, "added": state.added})
+    return state
 
 
 def _continues(root: Path, since: str, head: str) -> bool:
@@ -179,28 +202,27 @@ def _continues(root: Path, since: str, head: str) -> bool:
     return bool(chain) and chain[-1].split()[1:2] == [since.encode()]
 
 
-def _uncommitted(
-    root: Path, committed: dict[str, LineTimes | None], files: list[str]
-) -> dict[str, LineTimes | None]:
+def _uncommitted(root: Path, committed: Replayed, files: list[str]) -> Replayed:
     """The committed times of ``files`` with the working tree's changed and added lines None."""
-    current: dict[str, LineTimes | None] = {
-        p: list(committed[p]) for p in files if committed.get(p) is not None
-    }
-    if current:  # with no path at all, git diff would compare the whole tree
-        patch = _git(root, *_WORKTREE_DIFF, "--", *current)
+    lines = {p: list(t) for p in files if (t := committed.lines.get(p)) is not None}
+    current = Replayed(lines, {p: committed.added.get(p) for p in lines})  # type: ignore[arg-type]
+    if lines:  # with no path at all, git diff would compare the whole tree
+        patch = _git(root, *_WORKTREE_DIFF, "--", *lines)
         if patch is None:
-            return {}
+            return Replayed()
         _replay(current, patch)
     return current
 
 
-def _replay(files: dict[str, LineTimes | None], patch: bytes) -> None:
-    """Apply a ``-U0`` patch to per-file line times, stamping the lines it adds.
+def _replay(state: Replayed, patch: bytes) -> None:
+    """Apply a ``-U0`` patch to per-file line times, stamping the lines it adds, and the
+    addition times of the files it creates or renames.
 
     A commit line (NUL, id, committer time) sets the stamp for the diffs after it; before any,
     as in a working-tree diff, added lines are None. A file without known history (binary, or
     patched without having been added) is None or absent.
     """
+    files, added = state.lines, state.added
     path, moved, stamp = None, None, None
     for line in patch.split(b"\n"):
         if line[:1] in b"+- \\":  # hunk contents (and blank lines): only the headers matter
@@ -214,14 +236,17 @@ def _replay(files: dict[str, LineTimes | None], patch: bytes) -> None:
         elif line.startswith(b"diff --git "):
             path = _header_path(line[len(b"diff --git ") :])
         elif line.startswith(b"rename from "):
-            moved = files.pop(_unquote(line[len(b"rename from ") :]), None)
+            old = _unquote(line[len(b"rename from ") :])
+            moved = files.pop(old, None)
+            added.pop(old, None)
         elif line.startswith(b"rename to "):
             path = _unquote(line[len(b"rename to ") :])
-            files[path] = moved
+            files[path], added[path] = moved, stamp
         elif line.startswith(b"new file mode"):
-            files[path] = []
+            files[path], added[path] = [], stamp
         elif line.startswith(b"deleted file mode"):
             files.pop(path, None)
+            added.pop(path, None)
         elif line.startswith(b"Binary files ") and path in files:
             files[path] = None
 
@@ -287,10 +312,14 @@ def _load(root: Path, key: dict) -> dict | None:
         return None
     if not isinstance(data, dict) or any(data.get(k) != v for k, v in key.items()):
         return None
-    commit, files = data.get("commit"), data.get("files")
-    if not (isinstance(commit, str) and _COMMIT_ID.fullmatch(commit) and isinstance(files, dict)):
+    commit, files, added = data.get("commit"), data.get("files"), data.get("added")
+    if not (isinstance(commit, str) and _COMMIT_ID.fullmatch(commit)):
+        return None
+    if not (isinstance(files, dict) and isinstance(added, dict)):
         return None
     if not all(_well_formed(times) for times in files.values()):
+        return None
+    if not all(type(t) is int for t in added.values()):
         return None
     return data
 

@@ -2,7 +2,7 @@
 
 Anki replaces an imported note only when the incoming modification time is newer, and then
 reports it as updated. So a note's time is the time of the last commit that changed what it is
-made of: its own source lines (:func:`tools.anki.history.line_times`) or the code that renders it
+made of: its own source lines (:func:`tools.anki.history.replay`) or the code that renders it
 (the deck's ``RENDERER_FILES``, dated in the engine's own checkout, which need not be the
 course's), never later than the build ``timestamp`` (SOURCE_DATE_EPOCH or the last commit).
 A commit that edits one answer therefore updates exactly that note; the same commit
@@ -48,10 +48,14 @@ def note_times(
     now = max(int(time.time()), timestamp)
     renderer_time = _last_commit_time(list(renderer))
     paths = sorted({entry.page.path for entry in items})
-    lines = history.line_times(root, [*paths, SETTINGS_FILE])
+    replayed = history.replay(root, [*paths, SETTINGS_FILE])
+    lines = replayed.lines
     settings = _settings_time(root, lines.get(SETTINGS_FILE))
     pages = {entry.page.path: entry.page for entry in items}
-    page_times = {path: _page_time(root, pages[path], lines.get(path, [])) for path in paths}
+    page_times = {
+        path: _page_time(pages[path], lines.get(path, []), replayed.added.get(path))
+        for path in paths
+    }
     times = {}
     for entry in items:
         span = entry.item.span
@@ -65,15 +69,14 @@ def note_times(
     return times
 
 
-def _page_time(root: Path, page: Page, lines: list[int | None]) -> int | None:
+def _page_time(page: Page, lines: list[int | None], added: int | None) -> int | None:
     """When the page's address or title last changed: the commit that added the file at this
-    path (with rename detection off, a rename or move adds it anew) or last changed its title
-    line; None if uncommitted."""
-    out = git(root, "log", "-1", "--no-renames", "--diff-filter=A", "--format=%ct", "--", page.path)
-    if not out or not out.strip():
+    path (``added``: a rename or move adds it anew) or last changed its title line; None if
+    uncommitted."""
+    if added is None:
         return None
     titles = [lines[h.line] for h in page.headings if h.level == 1 and h.line < len(lines)]
-    return None if None in titles else max([int(out.strip()), *titles])  # type: ignore[type-var]
+    return None if None in titles else max([added, *titles])  # type: ignore[type-var]
 
 
 def _settings_time(root: Path, lines: list[int | None] | None) -> int | None:

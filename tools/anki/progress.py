@@ -1,40 +1,34 @@
-"""A learner's review progress (the site's JSON file) as an Anki package with its schedule, and
-an Anki export read back as such a file: ``python3 -m tools progress to-anki|from-anki``.
+"""A learner's review progress (the site's JSON file) and the rules that turn one item of it into
+Anki's card columns and back: shared by every route between the Review page and Anki
+(``python3 -m tools progress to-anki|into-anki|from-anki``).
 
 The progress file is what the Review page exports (``docs/assets/review/store.js``): per note
-GUID, the FSRS card ts-fsrs returned at the last review and a log of ``[time, grade]`` pairs.
+GUID, the FSRS card ts-fsrs returned at the last review and a log of ``[time, grade]`` or
+``[time, grade, answer ms]`` entries.
 
-To Anki: the course's own deck (:func:`tools.anki.deck.build_apkg`, so every note keeps its GUID,
-note type and deck) with the scheduling of each reviewed card written into its ``cards`` row and
-its reviews into ``revlog``, through SQLite; nothing of the file format is written by hand. The
-collection's creation time is set to the start (4 a.m. local time, as in Anki and on the site) of
-the first day anyone reviewed, so a review card's day number counts from there and Anki's
-importer, which moves review days by the difference between its "today" and the package's,
-leaves each card due on the day the site said. The same rules are written in the browser
-(``docs/assets/review/anki.js``) for a learner with only the site; ``tests/test_progress.py``
-checks both against the Anki library.
+The routes: :mod:`tools.anki.progress_apkg` writes a package for a collection that does not yet
+hold the course, :mod:`tools.anki.progress_merge` writes the schedule into a learner's own
+collection (the only route into cards Anki already has: its importer never changes an existing
+card's schedule), and :mod:`tools.anki.progress_read` reads an Anki export back, within bounds.
+The browser writes the package by the same rules (``docs/assets/review/export.js``).
 
-From Anki: the collection inside an ``.apkg`` or ``.colpkg`` (exported with scheduling). An
-export of Anki 2.1.50 or later keeps it compressed with zstd, which only the Anki library reads
-here, so that case needs the ``anki`` package; an export made with "Support older Anki versions"
-is read with SQLite alone. Cards whose note the course does not have are left out and counted.
-
-The revlog rows carry each review's time and grade exactly; their kind is derived from the log
-alone: reviews on the first day are learning steps, later ones reviews, and one after an Again
-on a later day a relearning step. Interval columns are left 0 except on each card's last row.
+A card's columns: a review card is due on a day number; a learning step shorter than a day is
+due at a moment (Anki's queue 1), a longer one on a day (queue 3). ``left`` is the number of
+learning steps still to go, from ts-fsrs's step index and the steps the site schedules with
+(ts-fsrs's defaults, which are Anki's: 1m 10m to learn, 10m to relearn). The FSRS memory state,
+the desired retention, the decay and the last review's time go into ``data`` as Anki writes them.
+Back from Anki, a due day that matches the last review plus the interval gives the exact moment
+ts-fsrs set (last review + interval days); a learning moment keeps the last review's
+milliseconds, which Anki's whole seconds drop.
 """
 
 from __future__ import annotations
 
-import contextlib
 import datetime as dt
-import io
+import itertools
 import json
 import math
-import sqlite3
-import tempfile
-import zipfile
-from collections.abc import Iterator
+import os
 from pathlib import Path
 
 from tools.build.buildinfo import write_atomically
@@ -43,9 +37,13 @@ FORMAT = "contributing-to-open-source-ml/review-progress"  # store.js's FORMAT: 
 VERSION = 1
 DEFAULT_NEW_PER_DAY = 20
 DAY_START_HOURS = 4
+DAY_MS = 86_400_000
 DESIRED_RETENTION = 0.9  # ts-fsrs's default, with which the site schedules
-MAX_PROGRESS_BYTES = 8 * 1024 * 1024  # far above a whole course's reviews; below it, a typo
-MAX_EXPORT_BYTES = 512 * 1024 * 1024  # a large Anki collection with media still fits
+DECAY = 0.1542  # FSRS-6's default decay (ts-fsrs's w[20]), which Anki stores beside the state
+LEARNING_STEPS = 2  # ts-fsrs's default steps 1m 10m (Anki's too)
+RELEARNING_STEPS = 1  # 10m
+MAX_PROGRESS_BYTES = 8 * 1024 * 1024  # the page's import limit (page.js MAX_IMPORT_BYTES)
+CLOCK_SKEW_MS = 5 * 60 * 1000  # store.js's CLOCK_SKEW: reviews later than now + this are refused
 STATES = (0, 1, 2, 3)  # ts-fsrs's New, Learning, Review, Relearning: Anki's card types too
 CARD_NUMBERS = (
     "stability",
@@ -56,6 +54,7 @@ CARD_NUMBERS = (
     "reps",
     "lapses",
 )
+LARGEST_NUMBER = 1e9  # no count or interval of a real card comes near; beyond it, a hostile file
 
 
 class ProgressError(Exception):
@@ -92,36 +91,62 @@ def _iso(ms: float) -> str:
 # --- the progress file ---------------------------------------------------------------------
 
 
-def _card_problem(card: object) -> str:
-    """Why a stored card is unusable, or "" (the rules of store.js's ``cardProblem``)."""
+def _is_count(value: object) -> bool:
+    """A number JSON and the page both read: finite, not negative, not absurdly large."""
+    return (
+        not isinstance(value, bool)
+        and isinstance(value, int | float)
+        and math.isfinite(value)
+        and 0 <= value <= LARGEST_NUMBER
+    )
+
+
+def _entry_problem(entry: object, now_ms: int | None) -> str:
+    try:
+        ok = (
+            isinstance(entry, list)
+            and len(entry) in (2, 3)
+            and entry[1] in (1, 2, 3, 4)
+            and not isinstance(entry[1], bool)
+            and _ms(entry[0]) > 0
+            and (len(entry) == 2 or _is_count(entry[2]))
+        )
+    except (TypeError, ValueError, OverflowError, OSError):
+        ok = False
+    if not ok:
+        return "has an invalid review log entry"
+    if now_ms is not None and _ms(entry[0]) > now_ms + CLOCK_SKEW_MS:
+        return f"was reviewed in the future ({entry[0]})"
+    return ""
+
+
+def card_problem(card: object, now_ms: int | None = None) -> str:
+    """Why a stored card is unusable, or "" (the rules of store.js's ``cardProblem``; with
+    ``now_ms``, reviews after it are refused as the page refuses them on import)."""
     if not isinstance(card, dict):
         return "is not an object"
     try:
         _ms(card["due"])
         if card.get("last_review") is not None:
             _ms(card["last_review"])
-    except (KeyError, TypeError, ValueError):
+    except (KeyError, TypeError, ValueError, OverflowError, OSError):
         return "has no valid due date or last_review"
     for name in CARD_NUMBERS:
-        value = card.get(name)
-        if isinstance(value, bool) or not isinstance(value, int | float) or not value >= 0:
+        if not _is_count(card.get(name)):
             return f"has an invalid {name}"
     if not card["stability"] > 0:
         return "has a stability of 0 (it must be above 0)"
     if not 1 <= card["difficulty"] <= 10:
         return f"has a difficulty of {card['difficulty']} (it must be from 1 to 10)"
-    if card.get("state") not in STATES:
+    if card.get("state") not in STATES or isinstance(card.get("state"), bool):
         return "has an invalid state"
     log = card.get("log")
     if not isinstance(log, list):
         return "has no review log"
     for entry in log:
-        try:
-            ok = len(entry) == 2 and entry[1] in (1, 2, 3, 4) and _ms(entry[0]) > 0
-        except (TypeError, ValueError):
-            ok = False
-        if not ok:
-            return "has an invalid review log entry"
+        problem = _entry_problem(entry, now_ms)
+        if problem:
+            return problem
     return ""
 
 
@@ -139,9 +164,11 @@ def read_progress(path: Path) -> dict:
     except (OSError, UnicodeDecodeError) as exc:
         raise ProgressError(f"{path}: cannot be read ({exc})") from exc
     try:
-        data = json.loads(text)
+        data = json.loads(text, parse_constant=_refuse_constant)
     except json.JSONDecodeError as exc:
         raise ProgressError(f"{path}:{exc.lineno}: not a JSON file ({exc.msg})") from exc
+    except (ValueError, RecursionError) as exc:
+        raise ProgressError(f"{path}: not a JSON file the page reads ({exc})") from exc
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise ProgressError(f"{path}: not review progress exported from this course")
     if data.get("version") != VERSION:
@@ -152,10 +179,14 @@ def read_progress(path: Path) -> dict:
     if not isinstance(cards, dict):
         raise ProgressError(f"{path}: it has no cards")
     for guid, card in cards.items():
-        problem = _card_problem(card)
+        problem = card_problem(card)
         if problem:
             raise ProgressError(f"{path}: the item {json.dumps(guid)} {problem}")
     return data
+
+
+def _refuse_constant(name: str) -> float:
+    raise ValueError(f"{name} is not a number JSON allows")
 
 
 def progress_document(cards: dict[str, dict], now_ms: int, new_per_day: int) -> dict:
@@ -169,283 +200,135 @@ def progress_document(cards: dict[str, dict], now_ms: int, new_per_day: int) -> 
     }
 
 
-# --- to Anki -------------------------------------------------------------------------------
+def encode_progress(document: dict) -> bytes:
+    """``document`` as the file the page imports: strict JSON (no ``Infinity``), within the
+    page's import limit, or ProgressError saying why not."""
+    try:
+        text = json.dumps(document, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    except ValueError as exc:
+        raise ProgressError(f"the progress holds a number JSON cannot carry ({exc})") from exc
+    data = (text + "\n").encode("utf-8")
+    if len(data) > MAX_PROGRESS_BYTES:
+        raise ProgressError(
+            f"the progress would be {len(data) // 1024} KB, more than the Review page imports "
+            f"({MAX_PROGRESS_BYTES // 1024} KB); nothing was written"
+        )
+    return data
+
+
+def check_output(out: Path, inputs: list[Path], force: bool) -> None:
+    """Refuse to write ``out`` over one of ``inputs`` ever, or over any file without ``force``."""
+    out = Path(out)
+    for source in inputs:
+        if out.exists() and source.exists() and os.path.samefile(out, source):
+            raise ProgressError(f"{out}: that is the input file; choose another output with -o")
+    if out.exists() and not force:
+        raise ProgressError(f"{out}: the file exists; add --force to replace it, or choose -o")
+    if out.exists() and not out.is_file():
+        raise ProgressError(f"{out}: not a file; choose another output with -o")
+
+
+def write_output(out: Path, data: bytes) -> None:
+    """Write ``data`` to ``out`` atomically: a failure leaves no half-written file."""
+    try:
+        write_atomically(Path(out), data, durable=True)
+    except OSError as exc:
+        raise ProgressError(f"{out}: cannot be written ({exc}); nothing was changed") from exc
+
+
+# --- one item as Anki's card columns, and back ----------------------------------------------
+
+
+def last_review_ms(card: dict) -> int:
+    return _ms(card["log"][-1][0]) if card["log"] else _ms(card["last_review"])
+
+
+def anki_columns(card: dict, today_number: int, now_ms: int) -> dict:
+    """Anki's columns for the reviewed ``card``, in a collection whose today is day number
+    ``today_number`` at ``now_ms`` (see the top for the rules). ``last_ivl`` is for its last
+    revlog row, in Anki's units (days, or negative seconds for a learning step)."""
+    due_ms, last_ms = _ms(card["due"]), last_review_ms(card)
+    state = card["state"]
+    due_day = today_number + (review_day(due_ms) - review_day(now_ms)).days
+    ivl = max(1, math.ceil(card["scheduled_days"])) if state in (2, 3) else 0
+    if state == 2:
+        queue, due, last_ivl = 2, due_day, ivl
+    elif due_ms - last_ms < DAY_MS:
+        queue, due, last_ivl = 1, due_ms // 1000, -max(1, (due_ms - last_ms) // 1000)
+    else:
+        queue, due, last_ivl = 3, due_day, max(1, ivl)
+    steps = LEARNING_STEPS if state == 1 else RELEARNING_STEPS
+    memory = {
+        "s": card["stability"],
+        "d": card["difficulty"],
+        "dr": DESIRED_RETENTION,
+        "decay": DECAY,
+        "lrt": last_ms // 1000,
+    }
+    return {
+        "type": state,
+        "queue": queue,
+        "due": due,
+        "ivl": ivl,
+        "factor": 2500 if state in (2, 3) else 0,
+        "reps": int(card["reps"]),
+        "lapses": int(card["lapses"]),
+        "left": max(1, steps - int(card["learning_steps"])) if state in (1, 3) else 0,
+        "data": json.dumps(memory, separators=(",", ":")),
+        "last_ivl": last_ivl,
+    }
+
+
+def due_at_a_moment(row: dict) -> bool:
+    """Whether Anki's ``due`` of the card ``row`` is a moment (seconds), not a day number."""
+    return row["queue"] == 1 or (row["type"] in (1, 3) and row["due"] > 1_000_000_000)
+
+
+def site_due_ms(row: dict, last_ms: int, due_day_ms: int) -> int:
+    """When the site should show a card Anki holds as ``row`` (its type, queue, due, ivl),
+    reviewed last at ``last_ms``; ``due_day_ms`` is the start of its due day (unused for a card
+    due at a moment)."""
+    if due_at_a_moment(row):
+        return row["due"] * 1000 + last_ms % 1000
+    exact = last_ms + row["ivl"] * DAY_MS
+    return exact if review_day(exact) == review_day(due_day_ms) else due_day_ms
+
+
+def site_steps(row: dict) -> int:
+    """ts-fsrs's step index of a learning or relearning card Anki holds as ``row``."""
+    steps = {1: LEARNING_STEPS, 3: RELEARNING_STEPS}.get(row["type"])
+    return max(0, steps - row["left"] % 1000) if steps else 0
 
 
 def revlog_kinds(log: list) -> list[int]:
-    """Anki's revlog type of each review: 0 learning, 1 review, 2 relearning (see the top)."""
+    """Anki's revlog type of each review: 0 learning (the first day), 1 review, 2 relearning (a
+    review after an Again on a later day)."""
     if not log:
         return []
     first = review_day(_ms(log[0][0]))
     kinds = []
-    for i, (when, _grade) in enumerate(log):
-        if review_day(_ms(when)) == first:
+    for i, entry in enumerate(log):
+        if review_day(_ms(entry[0])) == first:
             kinds.append(0)
         else:
             kinds.append(2 if log[i - 1][1] == 1 and kinds[i - 1] != 0 else 1)
     return kinds
 
 
-def schedule_rows(cards: dict[str, dict], now_ms: int) -> tuple[int, dict[str, dict], list]:
-    """``(crt, card columns by GUID, revlog rows without card ids)`` for the reviewed ``cards``.
+def revlog_rows(cards: dict[str, dict], last_ivls: dict[str, int]) -> list[tuple]:
+    """``(id, guid, ease, ivl, type, time)`` of every review of ``cards``, for Anki's revlog.
 
-    ``crt`` (seconds) is the start of the first review day; review days count from it.
-    """
-    reviewed = {guid: card for guid, card in cards.items() if card["log"] and card["state"]}
-    first = min(
-        (review_day(_ms(card["log"][0][0])) for card in reviewed.values()),
-        default=review_day(now_ms),
-    )
-    crt_ms = day_start_ms(first)
-    tomorrow = day_start_ms(review_day(now_ms) + dt.timedelta(days=1))
-    columns: dict[str, dict] = {}
-    revlog = []
-    used: set[int] = set()
-    for guid, card in reviewed.items():
-        due_ms = _ms(card["due"])
-        due_day = (review_day(due_ms) - first).days
-        state = card["state"]
-        ivl = max(1, math.ceil(card["scheduled_days"])) if state in (2, 3) else 0
-        if state == 2:
-            queue, due, last_ivl = 2, due_day, ivl
-        elif due_ms < tomorrow:  # a learning step due today: Anki's queue 1 holds its moment
-            queue, due, last_ivl = (
-                1,
-                due_ms // 1000,
-                -max(1, (due_ms - _ms(card["log"][-1][0])) // 1000),
-            )
-        else:
-            queue, due, last_ivl = 3, due_day, ivl or 1
-        memory = {"s": card["stability"], "d": card["difficulty"], "dr": DESIRED_RETENTION}
-        columns[guid] = {
-            "type": state,
-            "queue": queue,
-            "due": due,
-            "ivl": ivl,
-            "factor": 2500 if state in (2, 3) else 0,
-            "reps": int(card["reps"]),
-            "lapses": int(card["lapses"]),
-            "left": 1001 if queue in (1, 3) else 0,
-            "data": json.dumps(memory, separators=(",", ":")),
-        }
-        kinds = revlog_kinds(card["log"])
-        for i, (when, grade) in enumerate(card["log"]):
-            stamp = _ms(when)
-            while stamp in used:  # revlog ids are unique times in ms
-                stamp += 1
-            used.add(stamp)
-            last = i == len(card["log"]) - 1
-            revlog.append((stamp, guid, grade, last_ivl if last else 0, kinds[i]))
-    return crt_ms // 1000, columns, revlog
-
-
-def to_apkg(deck_apkg: bytes, cards: dict[str, dict], now_ms: int) -> tuple[bytes, int]:
-    """``(package, cards scheduled)``: ``deck_apkg`` (the course deck) with ``cards``' schedule.
-
-    Cards of GUIDs the deck does not have are left out (the course dropped them).
-    """
-    crt, columns, revlog = schedule_rows(cards, now_ms)
-    with zipfile.ZipFile(io.BytesIO(deck_apkg)) as archive:
-        entries = {name: archive.read(name) for name in archive.namelist()}
-    conn = sqlite3.connect(":memory:")
-    try:
-        conn.deserialize(entries["collection.anki2"])
-        ids = dict(
-            conn.execute(
-                "SELECT notes.guid, cards.id FROM cards JOIN notes ON notes.id = cards.nid"
-            )
-        )
-        (conf,) = conn.execute("SELECT conf FROM col").fetchone()
-        # Without schedVer 2, Anki reads the revlog as the old three-button learning scheduler's
-        # and moves every learning grade up by one.
-        conf = json.dumps({**json.loads(conf), "schedVer": 2})
-        conn.execute("UPDATE col SET crt = ?, conf = ?", (crt, conf))
-        scheduled = 0
-        for guid, values in columns.items():
-            if guid not in ids:
-                continue
-            scheduled += 1
-            names = ", ".join(f"{name} = ?" for name in values)
-            conn.execute(
-                f"UPDATE cards SET {names}, mod = ?, usn = -1 WHERE id = ?",
-                (*values.values(), now_ms // 1000, ids[guid]),
-            )
-        conn.executemany(
-            "INSERT INTO revlog (id, cid, usn, ease, ivl, lastIvl, factor, time, type) "
-            "VALUES (?, ?, -1, ?, ?, 0, 0, 0, ?)",
-            [
-                (stamp, ids[guid], grade, ivl, kind)
-                for stamp, guid, grade, ivl, kind in revlog
-                if guid in ids
-            ],
-        )
-        conn.commit()
-        entries["collection.anki2"] = conn.serialize()
-    finally:
-        conn.close()
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-        for name, data in entries.items():
-            archive.writestr(name, data)
-    return buffer.getvalue(), scheduled
-
-
-# --- from Anki -----------------------------------------------------------------------------
-
-
-@contextlib.contextmanager
-def _collection(path: Path) -> Iterator[sqlite3.Connection]:
-    """The collection database inside the Anki export ``path``, open read-only."""
-    path = Path(path)
-    try:
-        size = path.stat().st_size
-    except OSError as exc:
-        raise ProgressError(f"{path}: cannot be read ({exc})") from exc
-    if size > MAX_EXPORT_BYTES:
-        raise ProgressError(f"{path}: {size // 2**20} MB is too large for an Anki export here")
-    if not zipfile.is_zipfile(path):
-        raise ProgressError(f"{path}: not an Anki export (.apkg or .colpkg are zip files)")
-    with tempfile.TemporaryDirectory() as folder:
-        work = Path(folder)
-        try:
-            with zipfile.ZipFile(path) as archive:
-                names = set(archive.namelist())
-                legacy = next(
-                    (n for n in ("collection.anki21", "collection.anki2") if n in names), ""
-                )
-                if "collection.anki21b" in names:
-                    database = _with_anki_library(path, work)
-                elif legacy:
-                    database = work / "collection.db"
-                    database.write_bytes(archive.read(legacy))
-                else:
-                    raise ProgressError(
-                        f"{path}: an Anki export holds a collection; this one has none"
-                    )
-        except (zipfile.BadZipFile, OSError) as exc:
-            raise ProgressError(f"{path}: the zip file is damaged ({exc})") from exc
-        conn = sqlite3.connect(f"file:{database}?mode=ro", uri=True)
-        try:
-            conn.execute("SELECT crt FROM col").fetchone()
-            yield conn
-        except sqlite3.DatabaseError as exc:
-            raise ProgressError(f"{path}: its collection is damaged ({exc})") from exc
-        finally:
-            conn.close()
-
-
-def _with_anki_library(path: Path, work: Path) -> Path:
-    """The collection of a current Anki export, imported by the Anki library into ``work``."""
-    try:
-        from anki._backend import RustBackend
-        from anki.collection import (
-            Collection,
-            ImportAnkiPackageOptions,
-            ImportAnkiPackageRequest,
-        )
-    except ImportError as exc:
-        raise ProgressError(
-            f"{path}: Anki 2.1.50 and later compress the collection, which needs the anki package "
-            "(.venv/bin/pip install anki) or an export with 'Support older Anki versions' ticked"
-        ) from exc
-    target = work / "collection.anki2"
-    try:
-        if path.suffix.lower() == ".colpkg":  # a whole collection: unpacked to ``target`` as is
-            # Anki's desktop app restores a .colpkg with this backend call; pylib has no wrapper.
-            RustBackend().import_collection_package(
-                col_path=str(target),
-                backup_path=str(path),
-                media_folder=str(work / "media"),
-                media_db=str(work / "media.db"),
-            )
-        else:  # a deck: imported into an empty collection, its schedule with it
-            col = Collection(str(target))
-            try:
-                options = ImportAnkiPackageOptions(with_scheduling=True, merge_notetypes=True)
-                request = ImportAnkiPackageRequest(package_path=str(path), options=options)
-                col.import_anki_package(request)
-            finally:
-                col.close()
-    except Exception as exc:  # the library's own errors have no common base worth naming
-        raise ProgressError(f"{path}: Anki could not read it ({exc})") from exc
-    return target
-
-
-def from_anki(path: Path, guids: set[str], now_ms: int) -> tuple[dict[str, dict], dict[str, int]]:
-    """``(cards by GUID, counts)`` of the Anki export ``path``, for the course's ``guids``.
-
-    ``counts``: ``known`` cards read, ``unknown`` cards whose note the course lacks (left out),
-    ``new`` course cards never reviewed, ``estimated`` cards without an FSRS memory state (Anki
-    scheduled them with SM-2): their stability is taken as their interval, which is what FSRS
-    schedules at 90% retention, and their difficulty as the middle of its range.
-    """
-    counts = {"known": 0, "unknown": 0, "new": 0, "estimated": 0}
-    cards: dict[str, dict] = {}
-    with _collection(path) as conn:
-        (crt,) = conn.execute("SELECT crt FROM col").fetchone()
-        today = review_day(now_ms)
-        today_index = (today - review_day(crt * 1000)).days
-        log: dict[int, list] = {}
-        for stamp, cid, ease in conn.execute(
-            "SELECT id, cid, ease FROM revlog WHERE ease BETWEEN 1 AND 4 AND type IN (0, 1, 2, 3) "
-            "ORDER BY id"
-        ):
-            log.setdefault(cid, []).append([_iso(stamp), ease])
-        rows = conn.execute(
-            "SELECT notes.guid, cards.id, cards.type, cards.queue, cards.due, cards.ivl, "
-            "cards.reps, cards.lapses, cards.data FROM cards JOIN notes ON notes.id = cards.nid"
-        )
-        for guid, cid, ctype, queue, due, ivl, reps, lapses, data in rows:
-            if guid not in guids:
-                counts["unknown"] += 1
-                continue
-            history = log.get(cid, [])
-            if ctype not in (1, 2, 3) or not history:
-                counts["new"] += 1
-                continue
-            if queue == 1 or (ctype in (1, 3) and due > 1_000_000_000):
-                due_ms = due * 1000
-            else:
-                due_ms = day_start_ms(today + dt.timedelta(days=due - today_index))
-            memory = _memory(data)
-            if memory is None:
-                counts["estimated"] += 1
-                memory = (max(float(ivl), 0.1), 5.0)
-            last = _ms(history[-1][0])
-            previous = _ms(history[-2][0]) if len(history) > 1 else last
-            cards[guid] = {
-                "due": _iso(due_ms),
-                "stability": memory[0],
-                "difficulty": min(10.0, max(1.0, memory[1])),
-                "elapsed_days": (review_day(last) - review_day(previous)).days,
-                "scheduled_days": max(0, ivl),
-                "learning_steps": 0,
-                "reps": max(reps, len(history)),
-                "lapses": lapses,
-                "state": ctype,
-                "last_review": history[-1][0],
-                "log": history,
-            }
-            counts["known"] += 1
-    if counts["unknown"] and not counts["known"] + counts["new"]:
-        raise ProgressError(
-            f"{path}: none of its {counts['unknown']} cards is a note of this course "
-            "(is it another deck's export?)"
-        )
-    return cards, counts
-
-
-def _memory(data: str) -> tuple[float, float] | None:
-    """FSRS stability and difficulty from a card's ``data`` column, or None."""
-    try:
-        value = json.loads(data or "{}")
-        stability, difficulty = float(value["s"]), float(value["d"])
-    except (ValueError, KeyError, TypeError):
-        return None
-    return (stability, difficulty) if stability > 0 else None
-
-
-def write_json(path: Path, document: dict) -> None:
-    """Write ``document`` to ``path`` atomically: a failure leaves no half-written file."""
-    text = json.dumps(document, indent=1, ensure_ascii=False) + "\n"
-    write_atomically(Path(path), text.encode("utf-8"), durable=True)
+    Revlog ids are unique times in ms: reviews sharing a millisecond take the next free ones, in
+    one pass over the sorted times (a search for a free id per review is quadratic when many
+    share one). ``last_ivls``: each card's ``last_ivl`` (:func:`anki_columns`)."""
+    rows = []
+    for guid, card in cards.items():
+        log = card["log"]
+        for i, (entry, kind) in enumerate(zip(log, revlog_kinds(log), strict=True)):
+            ivl = last_ivls.get(guid, 0) if i == len(log) - 1 else 0
+            took = int(entry[2]) if len(entry) > 2 else 0
+            rows.append([_ms(entry[0]), guid, entry[1], ivl, kind, took])
+    rows.sort(key=lambda row: row[0])
+    for before, row in itertools.pairwise(rows):
+        row[0] = max(row[0], before[0] + 1)
+    return [tuple(row) for row in rows]

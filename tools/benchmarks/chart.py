@@ -10,9 +10,12 @@ also differ by marker shape and dash pattern, so colour is never the only cue.
 from __future__ import annotations
 
 import math
+import textwrap
 
 from tools.benchmarks.formatting import esc
 
+# The canvas: the text column's width at 12 px text.
+_W, _H = 680, 400
 _STYLE = (
     "<style>"
     ".bm-a{color:#1559b0}.bm-b{color:#b3470c}.bm-c{color:#2e7d32}.bm-d{color:#7b1fa2}"
@@ -29,10 +32,16 @@ _STYLE = (
     ".benchmark-svg .bm-ref{fill:none;stroke:currentColor;stroke-dasharray:2 3}"
     ".benchmark-svg .bm-seg{stroke:#fff;stroke-width:1}"
     '[data-md-color-scheme="slate"] .benchmark-svg .bm-seg{stroke:#1e2129}'
+    # A figure drawn twice (Bars): the stacked layout on a phone, where the wide one would
+    # shrink its 12 px text to about 6 px, the wide one elsewhere. A plot with axes keeps its
+    # layout there, at no less than 11/12 of its size (text 11 px or more), scrolling sideways.
+    "@media screen and (max-width:44.9375em){.benchmark-svg.bm-wide{display:none}"
+    ".benchmark-plot figure{overflow-x:auto}"
+    f".benchmark-svg:not(.bm-narrow){{min-width:{-(-_W * 11 // 12)}px}}}}"
+    "@media not screen and (max-width:44.9375em){.benchmark-svg.bm-narrow{display:none}}"
     "</style>"
 )
-# The canvas, and the margins around the plot area that hold ticks, axis titles and the legend.
-_W, _H = 680, 400
+# The margins around the plot area that hold ticks, axis titles and the legend.
 _LEFT, _RIGHT, _TOP, _BOTTOM = 72, 20, 44, 56
 _CHAR_WIDTH = 7.0  # rough width of one character of 12px sans-serif, for laying out text
 # Where a point's label may go, nearest first: right, left, above, below, then the diagonals,
@@ -238,7 +247,11 @@ class Chart:
 class Bars:
     """Horizontal bars from zero, one row each, every bar a stack of coloured segments in the
     order the legend names them (so the order is a cue besides the colour); the canvas grows
-    with the rows instead of squeezing them."""
+    with the rows instead of squeezing them.
+
+    The figure is drawn twice: wide, names left of the bars, and stacked (:class:`_Stacked`),
+    each name above its bar on a canvas as narrow as a phone's column, so its text keeps its
+    size there; the page shows one of them by its width (``_STYLE``)."""
 
     LEFT, RIGHT, TOP, ROW, BOTTOM = 160, 76, 40, 20, 46
 
@@ -246,6 +259,7 @@ class Bars:
         self.xt = _ticks(0, maximum)
         self.height = self.TOP + rows * self.ROW + self.BOTTOM
         self.parts: list[str] = []
+        self.stacked = _Stacked(self.xt)
 
     def x(self, v: float) -> float:
         """Pixel position of data value ``v`` on the axis."""
@@ -258,6 +272,7 @@ class Bars:
         """Row ``row``: its name left of the axis, ``(colour class, value)`` segments stacked
         left to right, and ``end`` written after the bar."""
         y = self._middle(row)
+        self.stacked.bar(name, segments, end)
         self.parts.append(_text(self.LEFT - 8, y + 4, name, "end"))
         start = 0.0
         for cls, value in segments:
@@ -272,15 +287,18 @@ class Bars:
     def heading(self, row: int, text: str) -> None:
         """Row ``row`` names the group of bars under it, from the left edge."""
         y = self._middle(row) + 4
-        self.parts.append(f'<text x="8" y="{y:.1f}" font-weight="bold">{esc(text)}</text>')
+        self.stacked.heading(text)
+        self.parts.append(_bold(8, y, text))
 
     def note(self, row: int, name: str, text: str) -> None:
         """Row ``row`` without a bar (a configuration that ran out of memory): its name, a text."""
         y = self._middle(row)
+        self.stacked.note(name, text)
         self.parts += [_text(self.LEFT - 8, y + 4, name, "end"), _text(self.LEFT + 6, y + 4, text)]
 
     def axis(self, title: str) -> None:
         """Grid lines and ticks under the bars, the axis and its title."""
+        self.stacked.title = title
         bottom = self.height - self.BOTTOM
         for v in self.xt:
             x = self.x(v)
@@ -298,17 +316,109 @@ class Bars:
 
     def legend(self, items: list[tuple[str, str]]) -> None:
         """(colour class, text) entries in one row above the bars, in stacking order."""
+        self.stacked.legend = items
         x: float = self.LEFT
         for cls, content in items:
-            self.parts.append(
-                f'<rect class="{cls} bm-mark bm-seg" x="{x:.1f}" y="12" width="14" height="10"/>'
-            )
-            self.parts.append(_text(x + 19, 21, content))
+            self.parts += _swatch(cls, content, x, 12)
             x += 32 + _CHAR_WIDTH * len(content)
 
     def svg(self, label: str, title: str) -> str:
-        """The finished chart; ``label`` is its aria-label, what a sighted reader sees in it."""
-        return _svg(self.height, label, title, self.parts)
+        """The finished chart, wide and stacked; ``label`` is its aria-label, what a sighted
+        reader sees in it."""
+        wide = _svg(self.height, label, title, self.parts, layout="bm-wide")
+        return wide + "\n" + self.stacked.svg(label, title)
+
+
+class _Stacked:
+    """:class:`Bars` on a phone's column: the legend wrapped into lines, each name on its own
+    line with its bar and figure under it, the axis below. Drawn at 1:1 on a canvas that fits a
+    390 px screen's column, so its text stays at its 12 px."""
+
+    WIDTH, LEFT, RIGHT, LINE, BOTTOM = 340, 8, 64, 18, 46
+
+    def __init__(self, ticks: list[float]) -> None:
+        self.xt = ticks
+        self.rows: list[tuple[str, ...] | tuple[str, str, list[tuple[str, float]], str]] = []
+        self.legend: list[tuple[str, str]] = []
+        self.title = ""
+
+    def heading(self, text: str) -> None:
+        self.rows.append(("heading", text))
+
+    def bar(self, name: str, segments: list[tuple[str, float]], end: str) -> None:
+        self.rows.append(("bar", name, segments, end))
+
+    def note(self, name: str, text: str) -> None:
+        self.rows.append(("note", name, text))
+
+    def x(self, v: float) -> float:
+        return self.LEFT + v / self.xt[-1] * (self.WIDTH - self.LEFT - self.RIGHT)
+
+    def _legend(self, parts: list[str]) -> float:
+        """The legend's entries, wrapped at the canvas's edge; returns the height it takes."""
+        x, y = float(self.LEFT), 12.0
+        for cls, content in self.legend:
+            width = 32 + _CHAR_WIDTH * len(content)
+            if x > self.LEFT and x + width - 12 > self.WIDTH:
+                x, y = float(self.LEFT), y + self.LINE
+            parts += _swatch(cls, content, x, y)
+            x += width
+        return y + self.LINE + 8
+
+    def svg(self, label: str, title: str) -> str:
+        parts: list[str] = []
+        y = self._legend(parts)
+        for row in self.rows:
+            if row[0] == "heading":  # wrapped at word breaks: bold text is wider
+                lines = textwrap.wrap(row[1], int((self.WIDTH - 2 * self.LEFT) / 7.5))
+                spans = "".join(
+                    f'<tspan x="{self.LEFT}" dy="{0 if i == 0 else self.LINE}">{esc(line)}</tspan>'
+                    for i, line in enumerate(lines)
+                )
+                parts.append(f'<text y="{_at(y + 14)}" font-weight="bold">{spans}</text>')
+                y += self.LINE * len(lines) + 4
+                continue
+            parts.append(_text(self.LEFT, y + 12, row[1]))
+            if row[0] == "note":
+                parts.append(_text(self.LEFT, y + 12 + self.LINE, row[2]))
+            else:
+                start = 0.0
+                for cls, value in row[2]:
+                    x0, x1 = self.x(start), self.x(start + value)
+                    parts.append(
+                        f'<rect class="{cls} bm-mark bm-seg" x="{x0:.1f}" y="{y + 17:.1f}" '
+                        f'width="{x1 - x0:.1f}" height="13"/>'
+                    )
+                    start += value
+                parts.append(_text(self.x(start) + 6, y + 28, row[3]))
+            y += 2 * self.LINE + 2
+        top, bottom = self._legend([]), y + 4
+        for v in self.xt:
+            x = self.x(v)
+            parts.append(
+                f'<line class="bm-grid" x1="{x:.1f}" x2="{x:.1f}" '
+                f'y1="{top:.1f}" y2="{bottom:.1f}"/>'
+            )
+            parts.append(_text(x, bottom + 18, _num(v), "middle"))
+        parts.append(
+            f'<line class="bm-axis" x1="{self.LEFT}" x2="{self.x(self.xt[-1]):.1f}" '
+            f'y1="{bottom:.1f}" y2="{bottom:.1f}"/>'
+        )
+        height = round(bottom + self.BOTTOM)
+        parts.append(_text(self.WIDTH / 2, height - 8, self.title, "middle"))
+        return _svg(height, label, title, parts, layout="bm-narrow", width=self.WIDTH)
+
+
+def _swatch(cls: str, content: str, x: float, y: float) -> list[str]:
+    """A legend entry: a colour swatch whose top is at ``y``, its text after it."""
+    return [
+        f'<rect class="{cls} bm-mark bm-seg" x="{x:.1f}" y="{_at(y)}" width="14" height="10"/>',
+        _text(x + 19, y + 9, content),
+    ]
+
+
+def _bold(x: float, y: float, content: str) -> str:
+    return f'<text x="{_at(x)}" y="{_at(y)}" font-weight="bold">{esc(content)}</text>'
 
 
 def _text(x: float, y: float, content: str, anchor: str | None = None) -> str:
@@ -316,12 +426,17 @@ def _text(x: float, y: float, content: str, anchor: str | None = None) -> str:
     return f'<text x="{_at(x)}" y="{_at(y)}"{align}>{esc(content)}</text>'
 
 
-def _svg(height: int, label: str, title: str, parts: list[str]) -> str:
-    """An inline SVG of the page width and ``height``: scales down, never overflows its column;
-    text and lines follow the page's colour, light or dark."""
+def _svg(
+    height: int, label: str, title: str, parts: list[str], *, layout: str = "", width: int = _W
+) -> str:
+    """An inline SVG of ``width`` (the page's) and ``height``: scales down, never overflows its
+    column; text and lines follow the page's colour, light or dark. ``layout`` names the
+    variant of a figure drawn twice (``bm-wide``, ``bm-narrow``), which ``_STYLE`` shows by the
+    page's width."""
+    cls = f"benchmark-svg {layout}".strip()
     return (
-        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {_W} {height}" width="{_W}" '
-        f'height="{height}" role="img" aria-label="{esc(label)}" class="benchmark-svg" '
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" width="{width}" '
+        f'height="{height}" role="img" aria-label="{esc(label)}" class="{cls}" '
         'style="max-width:100%;height:auto;font:12px sans-serif;fill:currentColor">'
         f"<title>{esc(title)}</title>{_STYLE}" + "".join(parts) + "</svg>"
     )

@@ -21,7 +21,7 @@ from typing import Any
 
 from snippets.codehash import code_hash as _code_hash
 from tools.benchmarks.errors import BenchmarkError
-from tools.benchmarks.schema import is_traced, validate
+from tools.benchmarks.schema import MAX_BYTES, is_traced, validate
 
 RESULTS_DIR = Path("docs/benchmarks")
 # benchmark name -> the snippet that measures it (its hash decides staleness)
@@ -128,8 +128,15 @@ def _load_results(name: str, root: Path, paths: list[Path]) -> list[Results]:
 
 
 def _read(path: Path, rel: Path) -> tuple[str, Any]:
-    """The file's text (for line numbers) and its parsed JSON."""
+    """The file's text (for line numbers) and its parsed JSON; a file larger than any results
+    file needs is refused unread."""
     try:
+        size = path.stat().st_size
+        if size > MAX_BYTES:
+            raise BenchmarkError(
+                f"{rel}:1: a results file of {size:,} bytes, more than the {MAX_BYTES:,} a "
+                "benchmark's rows need: refused unread"
+            )
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise BenchmarkError(f"{rel}: cannot read results file: {exc.strerror}") from exc

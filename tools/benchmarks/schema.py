@@ -32,6 +32,10 @@ JsonPath = tuple[str | int, ...]
 # must exist and be past, and a file is as long as a benchmark's strategies, not unbounded (the
 # site draws every row).
 MAX_ROWS = 500
+# Bytes of a file with MAX_ROWS rows and every section, with room: a larger file is refused
+# before it is parsed, and one with too many rows before the schema walks them, so a hostile
+# file costs one read of at most this many bytes, never a long build.
+MAX_BYTES = 2 * 2**20
 MAX_MAGNITUDE = 1e18  # bytes of the largest machine, seconds of the longest run, with room
 _DATE_FORMAT = "%Y-%m-%dT%H:%M:%SZ"
 
@@ -51,6 +55,11 @@ def is_traced(data: Any) -> bool:
 def validate(data: Any, text: str, rel: Path, name: str) -> None:
     """Raise one :class:`BenchmarkError` listing every problem of the file, each as path:line."""
     lines = value_lines(text)
+    rows = data.get("rows") if isinstance(data, dict) else None
+    if isinstance(rows, list) and len(rows) > MAX_ROWS:  # alone, before the schema walks them
+        _raise(
+            rel, [(lines[("rows",)], f"rows: {len(rows)} rows, more than the {MAX_ROWS} allowed")]
+        )
     problems = []
     traced = is_traced(data)
     for error in (_TRACED_VALIDATOR if traced else _VALIDATOR).iter_errors(data):
@@ -62,18 +71,21 @@ def validate(data: Any, text: str, rel: Path, name: str) -> None:
     if isinstance(found, str) and found != name:
         problems.append((lines[("benchmark",)], f"benchmark: {found!r}, expected {name!r}"))
     if problems:
-        listed = "\n".join(f"  {rel.as_posix()}:{line}: {msg}" for line, msg in sorted(problems))
-        count = f"{len(problems)} problem{'s' if len(problems) > 1 else ''}"
-        schema = TRACED_SCHEMA_FILE if traced else SCHEMA_FILE
-        raise BenchmarkError(
-            f"{rel.as_posix()}: malformed results file ({count}; the format is "
-            f"tools/benchmarks/{schema.name}):\n{listed}"
-        )
+        _raise(rel, problems, TRACED_SCHEMA_FILE if traced else SCHEMA_FILE)
+
+
+def _raise(rel: Path, problems: list[tuple[int, str]], schema: Path = SCHEMA_FILE) -> None:
+    listed = "\n".join(f"  {rel.as_posix()}:{line}: {msg}" for line, msg in sorted(problems))
+    count = f"{len(problems)} problem{'s' if len(problems) > 1 else ''}"
+    raise BenchmarkError(
+        f"{rel.as_posix()}: malformed results file ({count}; the format is "
+        f"tools/benchmarks/{schema.name}):\n{listed}"
+    )
 
 
 def _beyond_schema(data: Any) -> list[tuple[JsonPath, str]]:
-    """``(path, message)`` for non-finite or out-of-range numbers, impossible or future dates and
-    too many rows."""
+    """``(path, message)`` for non-finite or out-of-range numbers and impossible or future
+    dates."""
     found: list[tuple[JsonPath, str]] = []
     stack: list[tuple[JsonPath, Any]] = [((), data)]
     while stack:
@@ -91,9 +103,6 @@ def _beyond_schema(data: Any) -> list[tuple[JsonPath, str]]:
         ):
             shown = str(value) if len(str(value)) < 24 else f"a {len(str(value))}-digit number"
             found.append((path, f"{_dotted(path)}: {shown} is out of range"))
-    rows = data.get("rows") if isinstance(data, dict) else None
-    if isinstance(rows, list) and len(rows) > MAX_ROWS:
-        found.append((("rows",), f"rows: {len(rows)} rows, more than the {MAX_ROWS} allowed"))
     provenance = data.get("provenance") if isinstance(data, dict) else None
     date = provenance.get("date") if isinstance(provenance, dict) else None
     if isinstance(date, str) and re.fullmatch(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z", date):
@@ -122,12 +131,18 @@ def _line(lines: dict[JsonPath, int], path: JsonPath) -> int:
 
 
 def value_lines(text: str) -> dict[JsonPath, int]:
-    """Line number of every value in an already valid JSON text, keyed by its path."""
+    """Line number of every value in an already valid JSON text, keyed by its path.
+
+    Linear in the text: values are met in order, so the newlines are counted once, from the
+    previous value on (counting from the start for each value made a large file quadratic)."""
     found: dict[JsonPath, int] = {}
+    counted = [0, 1]  # the position up to which newlines are counted, and the line there
 
     def value(i: int, path: JsonPath) -> int:
         i = _SPACE.match(text, i).end()
-        found[path] = text.count("\n", 0, i) + 1
+        counted[1] += text.count("\n", counted[0], i)
+        counted[0] = i
+        found[path] = counted[1]
         if text[i] not in "{[":
             return _DECODER.raw_decode(text, i)[1]
         closing, index = ("}" if text[i] == "{" else "]"), 0

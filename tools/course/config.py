@@ -26,6 +26,7 @@ from pathlib import Path, PurePosixPath
 
 import yaml
 
+from tools.course import sanitize
 from tools.course.model import LANGUAGES, CourseConfig, CourseError, Location
 
 CONFIG_FILE = "mkdocs.yml"
@@ -112,6 +113,19 @@ def load(root: Path) -> CourseConfig:
             at("practice_download"),
             f"extra.course.practice_download {practice!r} must be a path inside the site",
         )
+    if practice and not practice.endswith(".zip"):
+        raise CourseError(
+            at("practice_download"),
+            f"extra.course.practice_download {practice!r} must end in .zip",
+        )
+    docs = root / str(config.get("docs_dir") or "docs")
+    for key, download in (("deck_file", deck_file), ("practice_download", practice)):
+        if download and (docs / download).exists():
+            raise CourseError(
+                at(key),
+                f"extra.course.{key} {download!r} names a file of {docs.name}/ that the build "
+                "would replace with the download: choose another path",
+            )
     active = course.get("active_files") or []
     if not isinstance(active, list) or not all(isinstance(f, str) for f in active):
         raise CourseError(at("active_files"), "extra.course.active_files must be a list of paths")
@@ -127,9 +141,88 @@ def load(root: Path) -> CourseConfig:
     )
 
 
+# Settings the theme prints into every page. Material writes most of them into HTML unescaped
+# (a site_description of '">' leaves its <meta>), so they are content, held to these rules:
+# the copyright and the cookie notice's description may hold the prose allow-list's HTML;
+# these are addresses a click follows (http(s), mailto or on the site); every other string
+# under theme, extra (except extra.course) and these top-level keys is plain text.
+_HTML_SETTINGS = {("copyright",), ("extra", "consent", "description")}
+_ADDRESS_KEYS = {"homepage", "link", "repo_url", "edit_uri", "site_url", "logo", "favicon"}
+_TEXT_SETTINGS = ("site_name", "site_description", "site_author", "repo_name", "copyright",
+                  "repo_url", "edit_uri", "site_url", "theme", "extra")  # fmt: skip
+_MARKUP = re.compile(r"[<>\"`\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+# Off-site requests on every page, whatever their settings: the site loads nothing from elsewhere.
+_REFUSED_EXTRA = {
+    "analytics": "extra.analytics makes every page load an off-site tag manager and report to it",
+}
+
+
+def theme_problems(root: Path) -> list[CourseError]:
+    """Every theme or ``extra`` setting of ``root/mkdocs.yml`` that could put markup, a script
+    address or an off-site request into the site's pages, each at its line (none when the file
+    cannot be read: :func:`load` reports that)."""
+    try:
+        text = (root / CONFIG_FILE).read_text("utf-8")
+        config = yaml.load(text, Loader=_Loader) or {}
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return []
+    if not isinstance(config, dict):
+        return []
+    found = []
+    extra = config.get("extra") or {}
+    for key, why in _REFUSED_EXTRA.items():
+        if isinstance(extra, dict) and extra.get(key) is not None:
+            found.append(
+                CourseError(_where(text, key), f"{why}: remove it (the site stays offline)")
+            )
+    stack = [((key,), config.get(key)) for key in reversed(_TEXT_SETTINGS)]
+    while stack:
+        path, value = stack.pop()
+        if path[:2] == ("extra", "course") or path[:2] in {("extra", k) for k in _REFUSED_EXTRA}:
+            continue  # the engine's own settings, checked by load(); refused above
+        if isinstance(value, dict):
+            stack += reversed([((*path, str(k)), v) for k, v in value.items()])
+        elif isinstance(value, list):
+            stack += reversed([((*path, str(i)), v) for i, v in enumerate(value)])
+        elif isinstance(value, str):
+            problem = _setting_problem(path, value)
+            if problem:
+                named = [p for p in path if not p.isdigit()]
+                at = Location(CONFIG_FILE, _line_of_path(text, named))
+                found.append(CourseError(at, f"{'.'.join(named)} {value[:60]!r}: {problem}"))
+    return found
+
+
+def _setting_problem(path: tuple[str, ...], value: str) -> str | None:
+    if tuple(p for p in path if not p.isdigit()) in _HTML_SETTINGS:
+        found = sanitize.problems(value)
+        return f"{found[0]} (it is printed as HTML on every page)" if found else None
+    if path[-1] in _ADDRESS_KEYS:
+        if _MARKUP.search(value) or not sanitize.url_allowed("href", value):
+            return "an address must be http(s), mailto or a path on the site"
+        if path[-1] in ("logo", "favicon") and sanitize.off_site(value):
+            return "the page loads it: it must be a file of the site"
+        return None
+    if _MARKUP.search(value):
+        return 'the theme prints it into HTML unescaped: write it without <, >, " or `'
+    return None
+
+
+def _where(text: str, key: str) -> Location:
+    return Location(CONFIG_FILE, _line_of(text, f"{key}:", 1))
+
+
+def _line_of_path(text: str, keys: list[str]) -> int:
+    """The line of the last of ``keys``, each looked for from the line of the one before."""
+    line = 1
+    for key in keys:
+        line = _line_of(text, f"{key}:", line)
+    return line
+
+
 def _line_of(text: str, needle: str, start: int) -> int:
     """The first line from line ``start`` on that begins with ``needle``; else ``start``."""
     for number, line in enumerate(text.splitlines()[start - 1 :], start):
-        if line.strip().startswith(needle):
+        if line.strip().removeprefix("- ").startswith(needle):
             return number
     return start

@@ -81,6 +81,39 @@ def unsafe_tex(tex: str) -> str | None:
     return None
 
 
+# What MathJax (Anki's) typesets in a note's text, wherever the text came from: \( \), \[ \]
+# and a bare \begin{...}...\end{...} environment.
+_MATHJAX_SPAN = re.compile(
+    r"\\\((?P<inline>.*?)\\\)|\\\[(?P<display>.*?)\\\]"
+    r"|(?P<env>\\begin\s*\{(?P<name>[^{}]*)\}.*?\\end\s*\{(?P=name)\})",
+    re.DOTALL,
+)
+_MATHJAX_OPENING = re.compile(r"\\[(\[]|\\begin\s*\{")
+
+
+def unsafe_tex_in_text(text: str, *, unclosed: bool = True) -> str | None:
+    """What is wrong with the formulas MathJax would find in ``text``, the text as it reaches a
+    page or a note (character references decoded, backslash escapes resolved): the first TeX
+    command off the allow-list in one of them, or, with ``unclosed``, a delimiter that opens
+    a formula the text does not close (a note joins several items' text, so the formula would
+    close in another item, unchecked). None when all is well.
+
+    This is the check that a ``\\(`` written in prose (``\\\\(``, ``&#92;(``) or in a quiz
+    explanation gets: the same allow-list as ``$...$`` math (:func:`unsafe_tex`)."""
+    last = 0
+    for found in _MATHJAX_SPAN.finditer(text):
+        if unclosed and _MATHJAX_OPENING.search(text, last, found.start()):
+            return "an opening delimiter without its closing one"
+        tex = found.group("inline") or found.group("display") or found.group("env") or ""
+        command = unsafe_tex(tex)
+        if command:
+            return f"\\{command}"
+        last = found.end()
+    if unclosed and _MATHJAX_OPENING.search(text, last):
+        return "an opening delimiter without its closing one"
+    return None
+
+
 def normalize(text: str) -> str:
     """Case- and whitespace-insensitive form of a question, used for identity and duplicates."""
     return " ".join(text.casefold().split())

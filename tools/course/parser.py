@@ -48,6 +48,7 @@ from tools.course.model import (
     script_lang,
     source_hash,
     unsafe_tex,
+    unsafe_tex_in_text,
 )
 
 SEPARATOR = ":::"
@@ -197,7 +198,8 @@ def assemble(
 ) -> Course:
     """The course from its parsed files (:func:`parse_files`, in any order and any number of
     parts), with the course-wide rules checked: unique ids, links that resolve."""
-    from tools.course import identity, links, published  # they read other files
+    from tools.course import config as course_config  # they read other files
+    from tools.course import identity, links, published
 
     found = {path: rest for path, *rest in parsed}
     errors = list(sources.errors)
@@ -211,6 +213,7 @@ def assemble(
     errors.extend(links.check(pages, root / docs_dir, generated=generated_files(sources.config)))
     active = sources.config.active_files if sources.config else ()
     errors.extend(published.check(root, docs_dir, active))
+    errors.extend(course_config.theme_problems(root))
     errors.extend(identity.check(root))
     return Course(
         pages=pages, errors=sorted(errors, key=lambda e: e.location), config=sources.config
@@ -418,13 +421,13 @@ def _stray_separators(src: _Source, tokens: list[Token]) -> None:
         src.error(lines[0], message)
 
 
-_ADMONITION = re.compile(r"^\s*(?:!!!|\?\?\?\+?)\s*[A-Za-z]")
+_ADMONITION_START = re.compile(r"^\s*(?:!!!|\?\?\?\+?)\s*[A-Za-z]")
 
 
 def _admonition_body(src: _Source, line0: int) -> bool:
     """Whether the indented block starting at ``line0`` follows an ``!!!``/``???`` line."""
     above = [line for line in src.lines[:line0] if line.strip()]
-    return bool(above) and bool(_ADMONITION.match(above[-1]))
+    return bool(above) and bool(_ADMONITION_START.match(above[-1]))
 
 
 _NESTED_CONTAINER = (
@@ -536,14 +539,14 @@ def _page_references(
     return sorted(out, key=lambda ref: ref.location)
 
 
-_ADMONITION = re.compile(r"^( *)(?:!!!|\?\?\?\+?)[ \t]")
+_ADMONITION_OPENER = re.compile(r"^( *)(?:!!!|\?\?\?\+?)[ \t]")
 
 
 def _admonition_bodies(lines: list[str]) -> Iterator[tuple[int, int, int]]:
     """``(first, end, indent)`` of each admonition body in ``lines`` (0-based, end exclusive)."""
     index = 0
     while index < len(lines):
-        opener = _ADMONITION.match(lines[index])
+        opener = _ADMONITION_OPENER.match(lines[index])
         index += 1
         if not opener:
             continue
@@ -572,21 +575,39 @@ def _references(src: _Source, tokens: Iterable[Token], offset: int = 0) -> list[
 
 
 def _unsafe_math(src: _Source, tokens: list[Token]) -> None:
-    """Refuse TeX commands that carry links, styles, classes, HTML or Unicode escapes anywhere."""
+    """Refuse TeX commands that carry links, styles, classes, HTML or Unicode escapes anywhere:
+    in ``$...$`` math, and in any text Anki's MathJax would read as math once it is HTML
+    (``\\\\(`` and ``&#92;(`` become ``\\(``; :func:`tools.course.model.unsafe_tex_in_text`),
+    in every paragraph of prose, cards and quizzes, their explanations included, and in code."""
     formulas: list[tuple[str, int]] = []
+    texts: list[tuple[str, int, bool]] = []  # (text, line, code: only closed formulas count)
     for token in tokens:
         if token.type.startswith("math_block") and token.map:
             formulas.append((token.content, token.map[0]))
+        elif token.type in ("fence", "code_block") and token.map:
+            texts.append((token.content, token.map[0], True))
         elif token.type == "inline" and token.map:
-            formulas += [
-                (child.content, line0)
-                for child, line0 in _inline_children(token)
-                if child.type.startswith("math_inline")
-            ]
+            text, start = "", token.map[0]
+            for child, line0 in _inline_children(token):
+                if child.type.startswith("math_inline"):
+                    formulas.append((child.content, line0))
+                elif child.type == "code_inline":
+                    texts.append((child.content, line0, True))
+                else:
+                    text += "\n" if child.type in ("softbreak", "hardbreak") else child.content
+            texts.append((text, start, False))
     for tex, line0 in formulas:
         command = unsafe_tex(tex)
         if command:
             src.error(line0, f"TeX command \\{command} is not allowed in course math")
+    for text, line0, code in texts:
+        problem = unsafe_tex_in_text(text, unclosed=not code)
+        if problem:
+            src.error(
+                line0,
+                f"text that MathJax typesets as math (\\( \\), \\[ \\], \\begin{{}}) holds "
+                f"{problem}: write math as $...$, within the allowed TeX commands",
+            )
 
 
 def _invisible_characters(src: _Source, page: Page) -> None:
@@ -849,7 +870,7 @@ def _duplicate_questions(src: _Source, questions: list[Question]) -> None:
 
 # --- running text -----------------------------------------------------------------------------
 
-_ADMONITION = re.compile(r"^(!!!|\?\?\?\+?)\s+\S+(?:\s+\"[^\"]*\")?\s*")
+_ADMONITION_HEAD = re.compile(r"^(!!!|\?\?\?\+?)\s+\S+(?:\s+\"[^\"]*\")?\s*")
 _FENCE = re.compile(r"^\s*(```|~~~)")
 
 
@@ -881,7 +902,7 @@ def _prose(src: _Source, tokens: list[Token]) -> tuple[Prose, ...]:
             opening = tokens[index - 1]
             top = opening.type == "paragraph_open" and opening.level == 0
             text = token.content.strip()
-            head = _ADMONITION.match(text) if top else None
+            head = _ADMONITION_HEAD.match(text) if top else None
             if head:
                 admonition = head.group(1)[:3]
                 if admonition == "!!!":

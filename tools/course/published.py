@@ -4,12 +4,18 @@ MkDocs copies every other file of ``docs/`` into the site as it is. So:
 
 - a symlink under ``docs/`` that points outside it is an error: it would publish whatever it
   names (``../.git/config`` holds a token in CI);
-- a file the browser can run on the site's origin (``.html``, ``.svg``, ``.xml``, ``.js``, ...)
-  is an error unless the course lists it in ``extra.course.active_files`` in ``mkdocs.yml``: a
-  script or an SVG there could read and rewrite every learner's review progress;
-- a style sheet under ``docs/`` may load nothing from elsewhere (``@import``, ``url()``, read
-  by a CSS tokenizer as for pages, :func:`tools.course.sanitize.css_addresses`): the site
-  works offline;
+- a file is published only when its type is one a browser never runs (:data:`INERT_SUFFIXES`:
+  images, fonts, plain text, data) or when the course lists it in ``extra.course.active_files``
+  in ``mkdocs.yml``: a script, an SVG, or a page of any of the types browsers render as a
+  document with script (``.html``, ``.xht``, ``.xhtm``, ``.xml``, ``.mht``, ...) could read and
+  rewrite every learner's review progress on the site's origin. An allow-list of inert types,
+  not a list of dangerous ones, so a type nobody thought of is refused too. A file without a
+  suffix (``LICENSE``) passes only when it holds no ``<``: opened from disk, a browser sniffs
+  its type from its bytes;
+- a style sheet under ``docs/`` is decoded as a browser decodes it (byte-order mark, then
+  ``@charset``), must be UTF-8, and may load nothing from elsewhere (``@import``, ``url()``,
+  read by a CSS tokenizer as for pages, :func:`tools.course.sanitize.css_addresses`): a UTF-16
+  sheet read as UTF-8 would hide its addresses from the check;
 - a file git ignores under ``docs/`` is not published (:func:`ignored`): the site holds what the
   repository holds, and a stray local file is never shipped nor left stale.
 """
@@ -23,9 +29,11 @@ from pathlib import Path
 from tools.course import sanitize
 from tools.course.model import CourseError, Location
 
-# What a browser runs, or renders with script, when served from the site's own origin.
-ACTIVE_SUFFIXES = {".html", ".htm", ".xhtml", ".shtml", ".svg", ".svgz", ".xml", ".xsl", ".js",
-                   ".mjs", ".cjs", ".wasm", ".swf", ".pdf"}  # fmt: skip
+# What a browser shows, or offers to save, and never runs: the only types published unlisted.
+# .md files are pages (MkDocs renders them); .py is the lab's source, served as text.
+INERT_SUFFIXES = {".md", ".css", ".png", ".jpg", ".jpeg", ".gif", ".webp", ".avif", ".ico",
+                  ".woff", ".woff2", ".ttf", ".otf", ".txt", ".json", ".csv", ".tsv", ".py",
+                  ".ipynb", ".apkg", ".zip"}  # fmt: skip
 
 
 def check(root: Path, docs_dir: str, active_files: tuple[str, ...]) -> list[CourseError]:
@@ -55,23 +63,40 @@ def check(root: Path, docs_dir: str, active_files: tuple[str, ...]) -> list[Cour
                 continue
             if name in names and path.suffix.lower() == ".css":
                 errors += _remote_css(path, f"{docs_dir}/{rel}")
-            if name in names and path.suffix.lower() in ACTIVE_SUFFIXES and rel not in listed:
+            if name in names and rel not in listed and not _inert(path):
+                kind = (
+                    f"{path.suffix} files" if path.suffix else "a file without a suffix holding <"
+                )
                 errors.append(
                     CourseError(
                         where,
-                        f"{path.suffix} files run in the browser on the site's origin; this one "
-                        "is not one of the course's own (extra.course.active_files in "
+                        f"{kind}: not a type browsers only show (they render .html, .xht, .svg, "
+                        ".xml and the like as documents that run script on the site's origin); "
+                        "this one is not one of the course's own (extra.course.active_files in "
                         "mkdocs.yml): remove it, or list it there after review",
                     )
                 )
     return errors
 
 
+def _inert(path: Path) -> bool:
+    if path.suffix:
+        return path.suffix.lower() in INERT_SUFFIXES
+    try:
+        return b"<" not in path.read_bytes()
+    except OSError:
+        return False
+
+
 def _remote_css(path: Path, shown: str) -> list[CourseError]:
     try:
-        text = path.read_text("utf-8", errors="replace")
+        data = path.read_bytes()
     except OSError:
         return []
+    text, problem = sanitize.stylesheet_text(data)
+    if problem:
+        line, message = problem
+        return [CourseError(Location(shown, line), message)]
     lines = text.splitlines()
     errors = []
     for url in sanitize.css_addresses(text):

@@ -23,6 +23,7 @@ import re
 
 import nh3
 import tinycss2
+import tinycss2.bytes
 from selectolax.lexbor import LexborHTMLParser
 
 from tools.course.links import LINK_SCHEMES
@@ -261,6 +262,23 @@ def leaves(url: str) -> bool:
     """Whether the browser would fetch ``url`` from another origin (``data:``/``blob:`` fetch
     nothing)."""
     return off_site(url) and not normalised_url(url).lower().startswith(_LOCAL_SCHEMES)
+
+
+def stylesheet_text(data: bytes) -> tuple[str, tuple[int, str] | None]:
+    """A style sheet's text as a browser decodes it (byte-order mark first, then ``@charset``,
+    else UTF-8: CSS Syntax's rules, as tinycss2 implements them), and ``(line, why)`` when it is
+    not UTF-8 or not valid UTF-8. The site's sheets are UTF-8; any other encoding would make
+    the text a check reads differ from the text a browser reads."""
+    text, encoding = tinycss2.bytes.decode_stylesheet_bytes(data)
+    if encoding.name != "utf-8":
+        return text, (1, f"a style sheet in {encoding.name} (by its byte-order mark or @charset): "
+                         "save it as UTF-8")  # fmt: skip
+    try:
+        data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        return text, (line, f"not valid UTF-8 (byte {exc.start}): save the style sheet as UTF-8")
+    return text, None
 
 
 def css_addresses(css: str, *, declarations: bool = False) -> list[str]:

@@ -22,7 +22,7 @@ from pathlib import Path
 from . import workspace
 from .gitio import git
 
-PACKAGE = Path(__file__).resolve().parent
+PACKAGE = workspace.PACKAGE
 TOP = "oss-practice"
 ZIP_TIME = (1980, 1, 1, 0, 0, 0)  # the earliest time a zip entry can hold
 LAUNCHER = '''"""The practice workspace of "Contributing to open-source ML".
@@ -40,13 +40,6 @@ sys.exit(main(sys.argv[1:]))
 '''
 
 
-def _checker_files() -> list[Path]:
-    """The package's files a download needs: code and issues, not the project's templates."""
-    keep = [p for p in PACKAGE.rglob("*") if p.is_file() and "__pycache__" not in p.parts]
-    templates = PACKAGE / "upstream" / "project"
-    return sorted(p for p in keep if templates not in p.parents and p.suffix in {".py", ".md"})
-
-
 def _bundle() -> bytes:
     with tempfile.TemporaryDirectory(prefix="practice-bundle-") as tmp:
         bare = Path(tmp) / "upstream.git"
@@ -58,7 +51,7 @@ def _bundle() -> bytes:
 
 def zip_bytes() -> bytes:
     entries: list[tuple[str, bytes, int]] = [(f"{TOP}/practice.py", LAUNCHER.encode(), 0o755)]
-    for path in _checker_files():
+    for path in workspace.checker_files():
         entries.append(
             (f"{TOP}/practice/{path.relative_to(PACKAGE).as_posix()}", path.read_bytes(), 0o644)
         )

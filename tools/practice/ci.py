@@ -9,8 +9,9 @@ parallel, each in its own checkout:
   them, these are ``branch``'s results for them: the same files on the same code);
 - ``on_main``: the tests the pull request adds or changes on ``base``'s code, where a
   regression test must fail;
-- for a bug fix, ``other_fix``: those tests on the other fix of Lesson 3.3 (``dim=0`` instead
-  of ``dim=1``), which breaks batches: the reviewer asks for a test that tells them apart;
+- for a bug fix, ``wrong:<key>``: those tests on each wrong fix the checker holds
+  (:mod:`.wrongfixes`, ``dim=0`` among them): a test that proves the fix fails on every one, and
+  the reviewer asks for an input that tells apart each one it misses;
 - for a feature, ``bench``: upstream's ``benchmarks/bench.py`` (taken from ``base``, so the pull
   request cannot change how it is measured) on ``head``'s code.
 
@@ -19,28 +20,83 @@ A result is kept in the workspace, keyed by both commits, so checking again is i
 
 from __future__ import annotations
 
+import ast
+import fnmatch
 import importlib.util
 import json
 import os
 import shutil
 import subprocess
 import sys
+import tomllib
 import xml.etree.ElementTree as ET
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
-from .gitio import PracticeError, export, git
+from .gitio import PracticeError, export, git, show
+from .wrongfixes import WRONG_FIXES
 
 SIMILARITY = "simkit/similarity.py"
+NEEDS = ("pytest", "torch")  # what CI imports; docs/practice.md and the build's environment say so
+PYTEST_FILES = ["test_*.py", "*_test.py"]  # pytest's default ``python_files``
+
+
+def collected(repo: Path, commit: str) -> list[str]:
+    """The test files pytest collects at ``commit``, by its own rules: files matching
+    ``python_files`` (pytest's default unless the project's pyproject.toml sets it) under
+    ``testpaths`` (the project's own, else everywhere)."""
+    try:
+        config = tomllib.loads(show(repo, commit, "pyproject.toml") or "")
+    except tomllib.TOMLDecodeError:
+        config = {}
+    options = config.get("tool", {}).get("pytest", {}).get("ini_options", {})
+    patterns = options.get("python_files", PYTEST_FILES)
+    patterns = patterns.split() if isinstance(patterns, str) else list(patterns)
+    roots = [PurePosixPath(r) for r in options.get("testpaths", ["."])]
+    files = git("ls-tree", "-r", "--name-only", commit, cwd=repo).splitlines()
+    return sorted(
+        path
+        for path in files
+        if any(fnmatch.fnmatch(PurePosixPath(path).name, p) for p in patterns)
+        and any(r == PurePosixPath(".") or r in PurePosixPath(path).parents for r in roots)
+    )
 
 
 def changed_tests(repo: Path, base: str, head: str) -> list[str]:
     """Test files the pull request adds or modifies (relative to where it forked from main)."""
-    out = git("diff", "--name-status", "--no-renames", f"{base}...{head}", "--", "tests", cwd=repo)
-    return sorted(
+    out = git("diff", "--name-status", "--no-renames", f"{base}...{head}", cwd=repo)
+    changed = {
         path
         for status, _, path in (line.partition("\t") for line in out.splitlines())
-        if status in {"A", "M"} and Path(path).name.startswith("test_") and path.endswith(".py")
-    )
+        if status in {"A", "M"}
+    }
+    return sorted(changed & set(collected(repo, head)))
+
+
+def assertions(repo: Path, head: str, tests: list[str]) -> dict[str, bool]:
+    """For each test id, whether its function asserts anything: an ``assert`` statement or a
+    call of an ``assert...`` function (``torch.testing.assert_close``) or ``pytest.raises``."""
+    found: dict[str, bool] = {}
+    for test in tests:
+        path, _, name = test.partition("::")
+        name = name.rsplit("::", 1)[-1].split("[")[0]
+        try:
+            tree = ast.parse(show(repo, head, path) or "")
+        except SyntaxError:
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name == name:
+                found[test] = any(_asserts(inner) for inner in ast.walk(node))
+    return found
+
+
+def _asserts(node: ast.AST) -> bool:
+    if isinstance(node, ast.Assert):
+        return True
+    if isinstance(node, ast.Call):
+        func = node.func
+        called = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+        return called.startswith("assert") or called == "raises"
+    return False
 
 
 def new_tests(result: dict, run: str = "on_main") -> dict[str, str | None]:
@@ -49,8 +105,8 @@ def new_tests(result: dict, run: str = "on_main") -> dict[str, str | None]:
     return {t: m for t, m in result.get(run, {}).get("tests", {}).items() if t not in existing}
 
 
-def _pytest(folder: Path, targets: list[str], name: str) -> subprocess.Popen:
-    junit = folder / f".{name}.xml"
+def _pytest(folder: Path, targets: list[str]) -> subprocess.Popen:
+    junit = folder / ".junit.xml"
     command = [
         sys.executable,
         "-m",
@@ -70,10 +126,10 @@ def _pytest(folder: Path, targets: list[str], name: str) -> subprocess.Popen:
     )
 
 
-def _outcomes(folder: Path, name: str, process: subprocess.Popen) -> dict:
+def _outcomes(folder: Path, process: subprocess.Popen) -> dict:
     """{"tests": {id: null | failure message}, "output": tail} from pytest's JUnit report."""
     output = process.communicate()[0].decode("utf-8", "replace")
-    junit = folder / f".{name}.xml"
+    junit = folder / ".junit.xml"
     tests: dict[str, str | None] = {}
     if junit.is_file():
         for case in ET.parse(junit).getroot().iter("testcase"):
@@ -89,7 +145,7 @@ def _outcomes(folder: Path, name: str, process: subprocess.Popen) -> dict:
 
 def run(repo: Path, base: str, head: str, kind: str, scratch: Path) -> dict:
     """Run CI for ``head`` against ``base`` (both commits in ``repo``); see the module's doc."""
-    missing = [name for name in ("pytest", "torch") if importlib.util.find_spec(name) is None]
+    missing = [name for name in NEEDS if importlib.util.find_spec(name) is None]
     if missing:
         raise PracticeError(
             f"CI runs the project's tests with this Python ({sys.executable}), which lacks "
@@ -97,11 +153,7 @@ def run(repo: Path, base: str, head: str, kind: str, scratch: Path) -> dict:
         )
     shutil.rmtree(scratch, ignore_errors=True)
     mine = changed_tests(repo, base, head)
-    base_tests = sorted(
-        p
-        for p in git("ls-tree", "-r", "--name-only", base, "--", "tests", cwd=repo).splitlines()
-        if Path(p).name.startswith("test_") and p.endswith(".py")
-    )
+    base_tests = collected(repo, base)
     head_dir = export(repo, head, scratch / "head")
     base_dir = export(repo, base, scratch / "base")
     jobs: dict[str, tuple[Path, subprocess.Popen]] = {}
@@ -110,22 +162,23 @@ def run(repo: Path, base: str, head: str, kind: str, scratch: Path) -> dict:
         folder = scratch / name
         shutil.copytree(code, folder)
         for test in tests:
+            (folder / test).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(tests_from / test, folder / test)
         return folder
 
-    jobs["branch"] = (head_dir, _pytest(head_dir, [], "branch"))
+    jobs["branch"] = (head_dir, _pytest(head_dir, []))
     if set(mine) & set(base_tests):
         existing = checkout("existing", head_dir, base_dir, base_tests)
-        jobs["existing"] = (existing, _pytest(existing, base_tests, "existing"))
+        jobs["existing"] = (existing, _pytest(existing, base_tests))
     result: dict = {"mine": mine, "base_tests": base_tests}
     if mine:
         on_main = checkout("on_main", base_dir, head_dir, mine)
-        jobs["on_main"] = (on_main, _pytest(on_main, mine, "on_main"))
+        jobs["on_main"] = (on_main, _pytest(on_main, mine))
         if kind == "bug":
-            other = checkout("other_fix", base_dir, head_dir, mine)
-            code = other / SIMILARITY
-            code.write_text(code.read_text("utf-8").replace("dim=1", "dim=0"), "utf-8")
-            jobs["other_fix"] = (other, _pytest(other, mine, "other_fix"))
+            for number, wrong in enumerate(WRONG_FIXES):
+                folder = checkout(f"wrong-{number}", base_dir, head_dir, mine)
+                (folder / SIMILARITY).write_text(wrong.code, "utf-8")
+                jobs[f"wrong:{wrong.key}"] = (folder, _pytest(folder, mine))
     bench = None
     if kind == "feature":
         tools = scratch / "bench"
@@ -137,11 +190,12 @@ def run(repo: Path, base: str, head: str, kind: str, scratch: Path) -> dict:
             stderr=subprocess.PIPE,
         )
     for name, (folder, process) in jobs.items():
-        result[name] = _outcomes(folder, name, process)
+        result[name] = _outcomes(folder, process)
     if "existing" not in result:
         branch = result["branch"]
         tests = {t: m for t, m in branch["tests"].items() if t.split("::")[0] in base_tests}
         result["existing"] = {**branch, "tests": tests, "returncode": 0 if tests else 1}
+    result["asserts"] = assertions(repo, head, list(new_tests(result)))
     if bench is not None:
         out, err = bench.communicate()
         lines = out.decode("utf-8", "replace").strip().splitlines()

@@ -8,62 +8,72 @@ wrong move and every damaged workspace ends in one message, never a traceback.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
 import sys
 from pathlib import Path
 
-from . import issues, steps, workspace
+from . import issues, review, reviewing, rubric, steps, workspace
 from .gitio import PracticeError, git, maybe
+from .terminal import say
 
 MARK = {"passed": "passed", "failed": "FAILED", "waiting": "waiting"}
+LAUNCHER = "./practice.py"  # how hints name the checker; printed as the path from where it runs
+
+
+def launcher_from(root: Path, here: Path) -> str:
+    """The checker's launcher as a command typed in ``here``: ``./practice.py`` in the
+    workspace's root, ``../practice.py`` in work/."""
+    relative = os.path.relpath(root / "practice.py", here.resolve())
+    return relative if relative.startswith(".") else f"./{relative}"
+
+
+def _lines(lines: list[str], root: Path, here: Path) -> None:
+    command = launcher_from(root, here)
+    say(*(line.replace(LAUNCHER, command) for line in lines))
 
 
 def cmd_start(args: argparse.Namespace) -> int:
     ws = workspace.start(Path(args.dir), args.name, args.email)
-    print(f"made a practice workspace in {ws.root}:")
-    print(
+    say(
+        f"made a practice workspace in {ws.root}:",
         "  upstream.git  the project simkit; fork.git your fork; work/ your clone; issues/ its "
-        "issues"
-    )
-    print(
-        f"next: cd {ws.root}, read issues/*.md and work/CONTRIBUTING.md, then `./practice.py "
-        "claim N`"
-    )
-    print(
+        "issues",
+        f"next: cd {ws.root}, read issues/*.md and work/CONTRIBUTING.md, then "
+        '`./practice.py claim N -m "Plan: …"`',
         "      (`./practice.py status` shows the nine steps at any time, from anywhere in the "
-        "workspace)"
+        "workspace)",
     )
     return 0
 
 
-def _report(ws: workspace.Workspace, found: list[steps.Step], done: list[str]) -> None:
-    for line in done:
-        print(f"the project: {line}")
+def report(ws: workspace.Workspace, found: list[steps.Step], done: list[str]) -> list[str]:
+    """The lines of a status or check report: the project's actions, the steps, the next hint."""
+    lines = [f"the project: {line}" for line in done]
     current = ws.state.get("current")
     title = f"#{current}: {issues.load(int(current)).title}" if current else "no issue chosen"
-    print(f"practice workspace {ws.root}, {title}")
+    lines.append(f"practice workspace {ws.root}, {title}")
     merged = [f"#{n}" for n, t in sorted(ws.state["tasks"].items()) if t.get("merged")]
     if merged:
-        print(f"merged so far: {', '.join(merged)}")
+        lines.append(f"merged so far: {', '.join(merged)}")
     for number, step in enumerate(found, 1):
-        print(
-            f"{number}. {step.title:<13} {MARK[step.state]:<8} "
-            f"{step.lines[0] if step.lines else ''}"
-        )
-        for line in step.lines[1:]:
-            print(f"{'':<26}{line}")
+        first = step.lines[0] if step.lines else ""
+        lines.append(f"{number}. {step.title:<13} {MARK[step.state]:<8} {first}")
+        lines += [f"{'':<26}{line}" for line in step.lines[1:]]
     todo = next((s for s in found if s.state == "failed"), None)
     todo = todo or next((s for s in found if s.state != "passed"), None)
     last = found[-1]
     if todo is not None:
-        print(f"next: {todo.hint or 'finish the step before it'}")
-        print(f"  on GitHub: {todo.github}")
+        lines.append(f"next: {todo.hint or 'finish the step before it'}")
+        lines.append(f"  on GitHub: {todo.github}")
     elif last.hint:
-        print(f"next: {last.hint}")
+        lines.append(f"next: {last.hint}")
+    return lines
 
 
 def cmd_status(args: argparse.Namespace) -> int:
     ws = workspace.find(args.C)
-    _report(ws, *steps.evaluate(ws, act=False))
+    _lines(report(ws, *steps.evaluate(ws, act=False)), ws.root, args.C)
     return 0
 
 
@@ -71,7 +81,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     ws = workspace.find(args.C)
     found, done = steps.evaluate(ws, act=True)
     ws.save()
-    _report(ws, found, done)
+    _lines(report(ws, found, done), ws.root, args.C)
     return 1 if any(s.state == "failed" for s in found) else 0
 
 
@@ -80,8 +90,9 @@ def cmd_claim(args: argparse.Namespace) -> int:
     issue = issues.load(args.number)
     key = str(issue.number)
     task = ws.state["tasks"].get(key)
-    if task and task.get("merged"):
-        raise PracticeError(f"#{issue.number} is closed: your pull request fixed it")
+    closer = ws.state["issues"].get(key, {}).get("closed_by")
+    if closer:
+        raise PracticeError(f"#{issue.number} is closed: pull request #{closer} fixed it")
     if task:
         raise PracticeError(f"you already claimed #{issue.number} on {task['claimed_at']}")
     at = issues.now()
@@ -94,14 +105,14 @@ def cmd_claim(args: argparse.Namespace) -> int:
     ws.state["current"] = key
     ws.write_issues()
     ws.save()
-    print(f"commented on issues/{key}.md as @{me} at {at}: {args.message}")
+    lines = [f"commented on issues/{key}.md as @{me} at {at}: {args.message}"]
     if issue.assignees:
-        print(
+        lines.append(
             f"duplicate: #{key} is already assigned to {', '.join(issue.assignees)}, who claimed "
-            "it in "
-            "the comments. Read an issue to the end before you claim it (Lesson 1.1); "
-            "`practice reset claim` withdraws yours."
+            "it in the comments. Read an issue to the end before you claim it (Lesson 1.1); "
+            "`./practice.py reset claim` withdraws yours."
         )
+    _lines(lines, ws.root, args.C)
     return 0
 
 
@@ -111,50 +122,67 @@ def cmd_pr(args: argparse.Namespace) -> int:
     if task is None:
         raise PracticeError("claim an issue first: a pull request fixes an issue")
     body_file = Path(args.body)
-    try:
-        body = body_file.read_bytes().decode("utf-8")
-    except FileNotFoundError:
-        raise PracticeError(
-            f"{body_file}: no such file: write the pull-request body there first"
-        ) from None
-    except UnicodeDecodeError as exc:
-        line = body_file.read_bytes()[: exc.start].count(b"\n") + 1
-        raise PracticeError(f"{body_file}:{line}: not UTF-8 text") from None
-    if not body.strip():
-        raise PracticeError(f"{body_file}:1: the body is empty")
-    branch = (
-        task["pr"]["branch"]
-        if task.get("pr")
-        else maybe("symbolic-ref", "--short", "-q", "HEAD", cwd=ws.work)
-    )
-    if branch in (None, "main"):
+    body = rubric.read_body(body_file)
+    here = maybe("symbolic-ref", "--short", "-q", "HEAD", cwd=ws.work)
+    pr = task.get("pr")
+    if pr and here in (None, "main", pr["branch"]):
+        branch = pr["branch"]  # the body of the open pull request, edited
+    elif here in (None, "main"):
         raise PracticeError(
             "switch to your branch first: a pull request is opened from a branch, never from main"
         )
+    else:
+        branch = here
     pushed = maybe("rev-parse", "--verify", f"refs/heads/{branch}", cwd=ws.fork)
     if pushed is None:
-        raise PracticeError(f"{branch} is not on your fork yet: git push -u origin {branch}")
-    prs = ws.root / ".practice" / "prs"
-    prs.mkdir(exist_ok=True)
-    if task.get("pr"):
-        number, verb = task["pr"]["number"], "updated the body of"
+        raise PracticeError(f"{branch} is not on your fork yet: `git push -u origin {branch}`")
+    lines = []
+    if pr and branch == pr["branch"]:
+        number = pr["number"]
+        verb, gh = "updated the body of", f"gh pr edit {number} --body-file {body_file}"
     else:
+        if pr:  # a second branch opens its own pull request; the project keeps one per issue
+            lines.append(
+                f"closed pull request #{pr['number']} from {pr['branch']}: one pull request per "
+                f"issue (as `gh pr close {pr['number']}` would); its body file is kept"
+            )
         number, verb = ws.state["next_pr"], "opened"
+        gh = f"gh pr create --draft --body-file {body_file}"
         ws.state["next_pr"] += 1
         title = git("log", "-1", "--format=%s", pushed, cwd=ws.fork)
         task["pr"] = {"number": number, "branch": branch, "title": title, "opened_at": issues.now()}
-    (prs / f"{number}.md").write_text(body, "utf-8")
+        task["review"] = None
+    task["pr"]["body_file"] = str(body_file.resolve())
+    ws.write(".practice", "prs", f"{number}.md", text=body)
     ws.save()
-    print(
-        f"{verb} pull request #{number} from {branch} (as `gh pr create --draft --body-file "
-        f"{body_file}` would)"
-    )
-    print("next: `practice check` runs CI, scores the body and asks for review")
+    lines.append(f"{verb} pull request #{number} from {branch} (as `{gh}` would)")
+    lines.append("next: `./practice.py check` runs CI, scores the body and asks for review")
+    _lines(lines, ws.root, args.C)
     return 0
 
 
+def cmd_reply(args: argparse.Namespace) -> int:
+    """CONTRIBUTING.md §6: answer a review comment with a reason instead of a commit."""
+    ws = workspace.find(args.C)
+    task = ws.task()
+    made = (task or {}).get("review")
+    if not made or not made["comments"]:
+        raise PracticeError("nothing to reply to: the pull request has no review comments")
+    if not 1 <= args.comment <= len(made["comments"]):
+        raise PracticeError(
+            f"reviews/{task['pr']['number']}.md has comments 1 to {len(made['comments'])}"
+        )
+    comment = made["comments"][args.comment - 1]
+    made.setdefault("replies", {})[str(args.comment)] = args.message
+    answer = review.reply(comment, args.message)
+    reviewing.write_review(ws, task["pr"]["number"], made, [])
+    ws.save()
+    say(f"replied to comment {args.comment}; the maintainer: {answer or 'accepted'}")
+    return 0 if answer is None else 1
+
+
 def cmd_reset(args: argparse.Namespace) -> int:
-    print(f"reset {args.step}: {workspace.reset(workspace.locate(args.C), args.step)}")
+    say(f"reset {args.step}: {workspace.reset(workspace.locate(args.C), args.step)}")
     return 0
 
 
@@ -189,6 +217,10 @@ def argument_parser() -> argparse.ArgumentParser:
     p.add_argument("action", choices=["open"])
     p.add_argument("body", metavar="BODYFILE")
     p.set_defaults(func=cmd_pr)
+    p = sub.add_parser("reply", help="answer review comment K with a reason (CONTRIBUTING §6)")
+    p.add_argument("comment", type=int, metavar="K")
+    p.add_argument("-m", "--message", required=True, help="the reason")
+    p.set_defaults(func=cmd_reply)
     p = sub.add_parser("reset", help="undo one step: " + ", ".join(workspace.RESETTABLE))
     p.add_argument("step")
     p.set_defaults(func=cmd_reset)
@@ -200,7 +232,10 @@ def main(argv: list[str]) -> int:
     try:
         return args.func(args)
     except PracticeError as exc:
-        print(f"practice: {exc}", file=sys.stderr)
+        text = f"practice: {exc}"
+        with contextlib.suppress(PracticeError):  # outside a workspace: named as from its root
+            text = text.replace(LAUNCHER, launcher_from(workspace.locate(args.C), args.C))
+        say(text, err=True)
         return 1
 
 

@@ -36,7 +36,16 @@ def maybe(*args: str, cwd: Path | None = None) -> str | None:
 
 
 def export(repo: Path, commit: str, dest: Path) -> Path:
-    """Write the tree of ``commit`` in ``repo`` into ``dest`` (no .git): what CI checks out."""
+    """Write the tree of ``commit`` in ``repo`` into ``dest`` (no .git): what CI checks out.
+    A tree holding a symbolic link is refused: CI then copies files into the checkout, and a
+    link could lead those writes out of it."""
+    tree = git("ls-tree", "-r", "-z", commit, cwd=repo)
+    links = [e.split("\t", 1)[1] for e in tree.split("\0") if e.startswith("120000 ")]
+    if links:
+        raise PracticeError(
+            f"commit {commit[:12]} holds a symbolic link, {links[0]}: the project takes plain "
+            "files only; replace it by the file itself (git rm --cached, commit -s, push)"
+        )
     data = subprocess.run(
         ["git", "archive", "--format=tar", commit], cwd=repo, capture_output=True, check=True
     ).stdout

@@ -6,7 +6,12 @@ no longer holds. The same pull request always gets the same comments. The rules 
 first pull request usually lacks (the issue named in its test, the batched case, the docstring),
 and for the release-notes line that is named by the pull request's number (CONTRIBUTING.md §7):
 that number exists only once the pull request is open, so a first review asks for at least one
-revision unless the learner guessed the number beforehand.
+revision unless the learner guessed the number beforehand. For a bug fix it asks for an input
+that tells apart each wrong fix (:mod:`.wrongfixes`) the new tests did not catch.
+
+CONTRIBUTING.md §6 lets a comment be answered with a reason instead of a commit
+(``practice reply K -m "..."``): the maintainer accepts one for a matter of taste (a docstring's
+wording, where the issue is named) and answers that the others are needed.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from pathlib import Path
 
 from . import ci
 from .gitio import git, show
+from .wrongfixes import WRONG_FIXES
 
 
 @dataclass(frozen=True)
@@ -53,9 +59,22 @@ class Change:
         return ""
 
 
-def _batched_case_missing(change: Change) -> bool:
-    results = ci.new_tests(change.ci, "other_fix")
-    return bool(results) and all(message is None for message in results.values())
+def _missed(change: Change) -> list:
+    """The wrong fixes on which every new test passes."""
+    missed = []
+    for wrong in WRONG_FIXES:
+        results = ci.new_tests(change.ci, f"wrong:{wrong.key}")
+        if results and all(message is None for message in results.values()):
+            missed.append(wrong)
+    return missed
+
+
+def _wrong_fix_missed(change: Change) -> bool:
+    return bool(_missed(change))
+
+
+def _missed_text(change: Change) -> str:
+    return " ".join(f"`{w.key}` ({w.what}): test {w.catch}." for w in _missed(change))
 
 
 def _one_d_undocumented(change: Change) -> bool:
@@ -73,10 +92,8 @@ def _option_undocumented(change: Change) -> bool:
 
 
 def _no_news_fragment(change: Change) -> bool:
-    added = git(
-        "diff", "--name-only", "--diff-filter=A", f"{change.base}...{change.head}", cwd=change.repo
-    )
-    return f"changes/{change.pr}.md" not in added.split()
+    text = show(change.repo, change.head, f"changes/{change.pr}.md")
+    return text is None or not text.strip()
 
 
 def _issue_unnamed_in_tests(change: Change) -> bool:
@@ -89,6 +106,8 @@ class Rule:
     kind: str  # "bug", "feature" or "any"
     holds: Callable[[Change], bool]
     comment: str
+    negotiable: bool = False  # a reason may answer it instead of a commit
+    detail: Callable[[Change], str] | None = None  # what the comment adds for this change
 
 
 RULES = (
@@ -98,6 +117,7 @@ RULES = (
         _issue_unnamed_in_tests,
         "tests: name the issue in your new test (a comment or docstring such as `Regression "
         "test for #N`), so whoever meets the test later can find the discussion.",
+        negotiable=True,
     ),
     Rule(
         "news-fragment",
@@ -105,15 +125,15 @@ RULES = (
         _no_news_fragment,
         "changes/: now that the pull request has its number, add `changes/#PR.md` with its "
         "line for the release notes (`Fixed: ...` for a bug, `Added: ...` for a feature), "
-        "as CONTRIBUTING.md §7 asks.",
+        "as CONTRIBUTING.md §7 asks; an empty file says nothing.",
     ),
     Rule(
-        "batched-test",
+        "wrong-fixes",
         "bug",
-        _batched_case_missing,
-        "tests: your new test passes on the other fix too, `.sum(dim=0)`, which breaks every "
-        "batch (CI ran it there). Add a batched case, such as the [2, 3] input of Lesson 3.3, "
-        "so the test tells the two fixes apart.",
+        _wrong_fix_missed,
+        "tests: your new test also passes on wrong fixes CI tried, so it cannot tell them from "
+        "yours. Add a case for each:",
+        detail=_missed_text,
     ),
     Rule(
         "docstring-1d",
@@ -121,6 +141,7 @@ RULES = (
         _one_d_undocumented,
         "simkit/similarity.py: the docstring still speaks only of rows. Say what a 1-D input "
         "means now, so callers know it is supported.",
+        negotiable=True,
     ),
     Rule(
         "use-reentrant",
@@ -136,22 +157,44 @@ RULES = (
         _option_undocumented,
         "simkit/model.py: document `checkpointing` in MLPStack's docstring: what it trades "
         "(activation memory for one more forward pass) and that it is off by default.",
+        negotiable=True,
     ),
 )
 
 
 def comments(change: Change) -> list[dict[str, str]]:
+    made = []
+    for r in RULES:
+        if r.kind in {change.kind, "any"} and r.holds(change):
+            text = r.comment.replace("#N", f"#{change.issue}").replace("#PR", str(change.pr))
+            made.append(
+                {"rule": r.key, "text": text + (f" {r.detail(change)}" if r.detail else "")}
+            )
+    return made
+
+
+RULES_BY_KEY = {r.key: r for r in RULES}
+MIN_REASON_WORDS = 6
+
+
+def reply(comment: dict[str, str], reason: str) -> str | None:
+    """The maintainer's answer to a reason given instead of a commit: None when accepted."""
+    if not RULES_BY_KEY[comment["rule"]].negotiable:
+        return "this one is needed, a reason does not replace it: " + comment["text"]
+    if len(reason.split()) < MIN_REASON_WORDS:
+        return f"say why in a sentence (at least {MIN_REASON_WORDS} words)"
+    return None
+
+
+def still_open(
+    change: Change, made: list[dict[str, str]], replies: dict[str, str] | None = None
+) -> list[dict[str, str]]:
+    """The comments of ``made`` that ``change`` (a later commit) has not answered, by a commit
+    or by an accepted reason (``replies``: comment number -> reason)."""
+    replies = replies or {}
     return [
-        {
-            "rule": r.key,
-            "text": r.comment.replace("#N", f"#{change.issue}").replace("#PR", str(change.pr)),
-        }
-        for r in RULES
-        if r.kind in {change.kind, "any"} and r.holds(change)
+        c
+        for number, c in enumerate(made, 1)
+        if RULES_BY_KEY[c["rule"]].holds(change)
+        and not (str(number) in replies and reply(c, replies[str(number)]) is None)
     ]
-
-
-def still_open(change: Change, made: list[dict[str, str]]) -> list[dict[str, str]]:
-    """The comments of ``made`` that ``change`` (a later commit) has not answered."""
-    rules = {r.key: r for r in RULES}
-    return [c for c in made if rules[c["rule"]].holds(change)]

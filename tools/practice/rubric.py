@@ -2,18 +2,60 @@
 
 Each factor is 0 or 1 and comes with the evidence found (or missed), so the learner sees which
 factor sinks the product. ``correct`` is CI's verdict on the code; the other three are read from
-the body's four sections (Problem, Fix, Justification, Tests) and its ``Fixes #N`` line.
+the body's structure: its four sections (Problem, Fix, Justification, Tests, headed in English
+or in Urdu), its ``Fixes #N`` lines, the tests CI ran, and the benchmark table with its unit.
+A Justification counts when one of its sentences names an alternative design (in code, or one
+the checker knows for the issue) and ties a reason to it in that same sentence.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
+
+from .gitio import PracticeError
+from .wrongfixes import ALTERNATIVES
 
 SECTIONS = ("problem", "fix", "justification", "tests")
+HEADINGS = {  # the first word of a heading, lower-cased, in English and in Urdu
+    "problem": "problem",
+    "مسئلہ": "problem",
+    "fix": "fix",
+    "حل": "fix",
+    "اصلاح": "fix",
+    "درستی": "fix",
+    "justification": "justification",
+    "why": "justification",
+    "جواز": "justification",
+    "tests": "tests",
+    "test": "tests",
+    "testing": "tests",
+    "ٹیسٹ": "tests",
+    "جانچ": "tests",
+}
 CLOSING = re.compile(r"\b(?:fix(?:es|ed)?|close[sd]?|resolve[sd]?)\s+#(\d+)\b", re.IGNORECASE)
-REASONING = re.compile(r"\b(instead|rather than|unlike|alternative|than|because|keeps?)\b", re.I)
+# A reason in a sentence: a cause or a consequence, in English or in Urdu.
+REASON = re.compile(
+    r"\b(because|since|so that|so|would|could|breaks?|keeps?|loses?|costs?|changes?|fails?|"
+    r"avoids?|needs?|saves?|wrong|which|unlike|instead|rather)\b"
+    r"|کیونکہ|چونکہ|اس لیے|اس لئے|جس سے|ورنہ|بجائے|توڑ|بدل|غلط|ضرورت",
+    re.IGNORECASE,
+)
+SENTENCE = re.compile(r"(?<=[.!?؟۔])\s+|\n+")
+CODE_SPAN = re.compile(r"`([^`\n]+)`")
 TABLE_TOLERANCE = 0.10  # a body's figure may differ from CI's measurement by 10% of it
+MAX_BODY = 65536  # GitHub's limit on a pull request's body, in characters
+TOO_LONG = f"Body is too long (maximum is {MAX_BODY} characters)"  # GitHub's message
+UNITS = {
+    "b": 1 / 2**20,
+    "kb": 1e3 / 2**20,
+    "kib": 1 / 2**10,
+    "mb": 1e6 / 2**20,
+    "mib": 1.0,
+    "gb": 1e9 / 2**20,
+    "gib": 2.0**10,
+}  # one of each, in MiB
 
 
 @dataclass
@@ -27,15 +69,38 @@ class Factor:
         return 0 if self.missing else 1
 
 
+def read_body(path: Path) -> str:
+    """A body file's text, refused (by its size first, so a huge file is never read whole) when
+    it is over GitHub's limit, not UTF-8, or empty."""
+    try:
+        size = path.stat().st_size
+    except FileNotFoundError:
+        raise PracticeError(
+            f"{path}: no such file: write the pull-request body there first"
+        ) from None
+    if size > 4 * MAX_BODY:  # more bytes than the most characters could take in UTF-8
+        raise PracticeError(f"{path}: {TOO_LONG}; this one is {size:,} bytes")
+    data = path.read_bytes()
+    try:
+        body = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise PracticeError(f"{path}:{line}: not UTF-8 text") from None
+    if len(body) > MAX_BODY:
+        raise PracticeError(f"{path}: {TOO_LONG}; this one has {len(body):,}")
+    if not body.strip():
+        raise PracticeError(f"{path}:1: the body is empty")
+    return body
+
+
 def sections(body: str) -> dict[str, str]:
-    """The text under each of the four headings (any level), by lower-case name."""
+    """The text under each of the four headings (any level, English or Urdu), by name."""
     found: dict[str, str] = {}
     current = None
     for line in body.splitlines():
-        heading = re.match(r"#{1,6}\s+(\w+)", line)
+        heading = re.match(r"#{1,6}\s+(\S+)", line)
         if heading:
-            name = heading.group(1).lower()
-            current = {"test": "tests"}.get(name, name) if name in (*SECTIONS, "test") else None
+            current = HEADINGS.get(heading.group(1).lower().rstrip(":"))
             if current:
                 found.setdefault(current, "")
             continue
@@ -44,10 +109,28 @@ def sections(body: str) -> dict[str, str]:
     return {name: text.strip() for name, text in found.items()}
 
 
-def table_figures(body: str) -> dict[str, float]:
-    """The body's benchmark rows ``| off | 41.3 |`` and ``| on | 13.1 |``, in MiB."""
-    rows = re.findall(r"^\|\s*`?(off|on)`?\s*\|\s*([0-9]+(?:\.[0-9]+)?)", body, re.I | re.M)
-    return {setting.lower(): float(value) for setting, value in rows}
+def table_figures(body: str) -> tuple[dict[str, float], dict[str, str]]:
+    """The body's benchmark rows ``| off | 41.3 |`` and ``| on | 13.1 MiB |``: the figures as
+    written, and each one's unit (from its cell, else from the table's header), lower-cased."""
+    figures: dict[str, float] = {}
+    units: dict[str, str] = {}
+    header_unit = None
+    for line in body.splitlines():
+        if line.lstrip().startswith("|") and not re.match(
+            r"^\s*\|\s*`?(off|on)`?\s*\|", line, re.I
+        ):
+            named = re.search(r"\b(b|kb|kib|mb|mib|gb|gib)\b", line, re.I)
+            header_unit = named.group(1).lower() if named else header_unit
+            continue
+        row = re.match(
+            r"^\s*\|\s*`?(off|on)`?\s*\|\s*([0-9]+(?:\.[0-9]+)?)\s*([a-z]+)?", line, re.I
+        )
+        if row:
+            setting = row.group(1).lower()
+            figures[setting] = float(row.group(2))
+            unit = (row.group(3) or header_unit or "").lower()
+            units[setting] = unit
+    return figures, units
 
 
 def score(
@@ -116,25 +199,43 @@ def score(
     if issue.kind == "feature":
         _check_table(body, bench or {}, tested)
 
+    _justify(parts, issue.number, justified)
+    return [correct, clear, tested, justified]
+
+
+def weighed(text: str, fix: str, number: int) -> tuple[str, str] | None:
+    """(sentence, alternative) for the first sentence of ``text`` that names an alternative and
+    ties a reason to it, or None. An alternative is a design in a code span that the Fix
+    section does not use, or one the checker knows for the issue."""
+    own = set(CODE_SPAN.findall(fix))
+    for sentence in SENTENCE.split(text):
+        named = [c for c in CODE_SPAN.findall(sentence) if c not in own]
+        named += [a for a in ALTERNATIVES.get(number, ()) if a.lower() in sentence.lower()]
+        reason = REASON.search(CODE_SPAN.sub(" ", sentence))
+        if named and reason and len(sentence.split()) >= 5:
+            return sentence.strip(), named[0]
+    return None
+
+
+def _justify(parts: dict[str, str], number: int, justified: Factor) -> None:
     why = parts.get("justification", "")
     if not why:
         justified.missing.append(
             "no ## Justification section: say why this design rather than the alternatives"
         )
-    elif not REASONING.search(why):
+        return
+    found = weighed(why, parts.get("fix", ""), number)
+    if found is None:
         justified.missing.append(
-            "the Justification names no alternative and no reason (instead of …, rather than …, "
-            "because …)"
+            "the Justification names no alternative with a reason tied to it: in one sentence, "
+            "name another design (for example in `code`) and say what it would do wrong or cost"
         )
     else:
-        justified.evidence.append(
-            f"a Justification that weighs the design: “{why.splitlines()[0][:70]}”"
-        )
-    return [correct, clear, tested, justified]
+        justified.evidence.append(f"the alternative {found[1]}, weighed: “{found[0][:90]}”")
 
 
 def _check_table(body: str, bench: dict, tested: Factor) -> None:
-    figures = table_figures(body)
+    figures, units = table_figures(body)
     if set(figures) != {"off", "on"}:
         tested.missing.append(
             "no benchmark table with rows `| off | … |` and `| on | … |`: paste what `python "
@@ -148,11 +249,28 @@ def _check_table(body: str, bench: dict, tested: Factor) -> None:
                 "CI could not measure your branch, so the table cannot be compared"
             )
             return
-        if abs(figures[setting] - measured) > TABLE_TOLERANCE * measured:
+        unit = units[setting]
+        if unit not in UNITS:
             tested.missing.append(
-                f"the table says {figures[setting]:.1f} MiB with checkpointing {setting}, but CI "
+                f"the table's {setting} row has no unit CI can read ({unit or 'none given'}): "
+                "name one, MiB as bench.py prints it, or KiB, MB, GB"
+            )
+            return
+        mib = figures[setting] * UNITS[unit]
+        if abs(mib - measured) > TABLE_TOLERANCE * measured:
+            written = f"{figures[setting]:g} {_unit_name(unit)}"
+            as_mib = "" if unit == "mib" else f" ({mib:.1f} MiB)"
+            tested.missing.append(
+                f"the table says {written}{as_mib} with checkpointing {setting}, but CI "
                 f"measured {measured:.1f} MiB on your branch (allowed: ±{TABLE_TOLERANCE:.0%}): "
                 "paste the table your branch's `python benchmarks/bench.py` prints"
             )
     if tested.value:
-        tested.evidence.append("the benchmark table agrees with CI's measurement")
+        read = ", ".join(sorted({_unit_name(units[s]) for s in ("off", "on")}))
+        tested.evidence.append(f"the benchmark table agrees with CI's measurement (read in {read})")
+
+
+def _unit_name(unit: str) -> str:
+    return {"b": "B", "kb": "kB", "kib": "KiB", "mb": "MB", "mib": "MiB", "gb": "GB", "gib": "GiB"}[
+        unit
+    ]

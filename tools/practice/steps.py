@@ -9,18 +9,22 @@ has passed (the only three things the project does on its side).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import ci, issues, review, rubric, upstream
+from . import ci, issues, rubric, trust
 from .gitio import git, maybe
+from .merging import after_merge, check_merge
+from .progress import Facts, Step, failed, passed
+from .reviewing import check_review, check_revisions
+from .verdict import ci_problems, wrong_fixes
 from .workspace import Workspace
+from .wrongfixes import WRONG_FIXES
 
 STEPS = (
     ("find", "Find Issue", "gh issue list --label 'good first issue'; gh issue view N --comments"),
     ("claim", "Claim It", 'gh issue comment N --body "I\'d like to work on this. Plan: …"'),
     ("fork", "Fork", "gh repo fork simkit/simkit --clone (adds the upstream remote)"),
-    ("branch", "Branch", "git switch -c fix/1234-cosine-1d"),
+    ("branch", "Branch", "git switch -c BRANCH"),  # the issue's own name, filled in by evaluate
     ("code", "Code + Tests", "pytest; git commit --signoff; git push -u origin BRANCH"),
     ("pr", "Submit PR", "gh pr create --draft --body-file BODY.md, then gh pr ready"),
     ("review", "Review", "gh pr view N --comments"),
@@ -28,31 +32,7 @@ STEPS = (
     ("merge", "Merge", "gh pr merge N (a maintainer); `Fixes #N` closes the issue"),
 )
 BRANCH_RULE = re.compile(r"^(fix|feat)/(\d+)-[a-z0-9]+(?:-[a-z0-9]+)*$")
-GRADIENT_TOLERANCE = 1e-5  # relative to each gradient's largest entry: recomputation is exact
 SIGNOFF = re.compile(r"^Signed-off-by: (.+?) <([^>]+)>\s*$", re.MULTILINE)
-
-
-@dataclass
-class Step:
-    key: str
-    title: str
-    github: str
-    state: str = "waiting"  # passed, failed, waiting
-    lines: list[str] = field(default_factory=list)
-    hint: str = ""
-
-
-@dataclass
-class Facts:
-    """What the checks read: the branch, its commits and CI's result, gathered once."""
-
-    issue: issues.Issue
-    task: dict
-    branch: str | None = None
-    head: str | None = None
-    # each commit ahead of upstream's main: (sha, author date, author, email, message)
-    commits: list[tuple[str, str, str, str, str]] = field(default_factory=list)
-    ci: dict | None = None
 
 
 def evaluate(ws: Workspace, *, act: bool) -> tuple[list[Step], list[str]]:
@@ -63,24 +43,25 @@ def evaluate(ws: Workspace, *, act: bool) -> tuple[list[Step], list[str]]:
     task = ws.task()
     find = by_key["find"]
     if task is None:
-        find.state = "failed"
         find.lines.append("you are not working on an issue yet")
         find.hint = (
-            "read the files in issues/ (comments and assignees too), then `practice claim N`"
+            "read the files in issues/ (comments and assignees too), then "
+            '`./practice.py claim N -m "Plan: …"`'
         )
         return steps, done
     issue = issues.load(int(ws.state["current"]))
     facts = Facts(issue, task)
-    _passed(find, f"you chose #{issue.number}: {issue.title} ({issue.kind})")
+    by_key["branch"].github = f"git switch -c {_example_branch(issue)}"
+    passed(find, f"you chose #{issue.number}: {issue.title} ({issue.kind})")
     if task.get("merged"):
         for step in steps[1:-1]:
-            _passed(step, "done")
-        _passed(
+            passed(step, "done")
+        passed(
             by_key["merge"], f"merged as {task['merged']['commit'][:12]}; #{issue.number} is closed"
         )
-        by_key["merge"].hint = _after_merge(ws)
+        by_key["merge"].hint = after_merge(ws)
         return steps, done
-    checks = [_fork, _branch, _claim, _code, _pr, _review, _revisions, _merge]
+    checks = [_fork, _branch, _claim, _code, _pr, check_review, check_revisions, check_merge]
     order = ["fork", "branch", "claim", "code", "pr", "review", "revisions", "merge"]
     for key, check in zip(order, checks, strict=True):
         step = by_key[key]
@@ -96,39 +77,30 @@ def evaluate(ws: Workspace, *, act: bool) -> tuple[list[Step], list[str]]:
     return steps, done
 
 
-def _passed(step: Step, line: str) -> None:
-    step.state = "passed"
-    step.lines.append(line)
-
-
-def _failed(step: Step, why: str, hint: str) -> None:
-    step.state = "failed"
-    step.lines.append(why)
-    step.hint = hint
-
-
 def _fork(ws: Workspace, facts: Facts, step: Step, act: bool, done: list[str]) -> None:
     if not (ws.work / ".git").exists():
-        return _failed(
+        return failed(
             step,
             f"{ws.work} is missing (deleted?)",
-            "`practice reset fork` makes your fork and clone again",
+            "`./practice.py reset fork` makes your fork and clone again",
         )
-    if not (ws.fork / "HEAD").is_file():
-        return _failed(
+    if not (ws.own("fork.git") / "HEAD").is_file():
+        return failed(
             step,
             f"{ws.fork} is missing (deleted?)",
-            "`practice reset fork` makes it again (work/ is moved aside)",
+            "`./practice.py reset fork` makes it again (work/ is moved aside)",
         )
     for remote, target in (("origin", ws.fork), ("upstream", ws.upstream)):
         url = maybe("remote", "get-url", remote, cwd=ws.work)
-        if url is None or Path(url).resolve() != target.resolve():
-            return _failed(
+        if url is None or (ws.work / url).resolve() != target.resolve():
+            verb = "add" if url is None else "set-url"
+            return failed(
                 step,
-                f"work/ has no remote {remote!r} pointing at {target.name}",
-                f"cd work && git remote add {remote} {target} (or `git remote set-url`)",
+                f"work/ has no remote {remote!r} pointing at ../{target.name}"
+                + ("" if url is None else f" (it points at {url}: was the workspace moved?)"),
+                f"`git remote {verb} {remote} ../{target.name}` (in work/)",
             )
-    _passed(step, "work/ is a clone of your fork, with the upstream remote")
+    passed(step, "work/ is a clone of your fork, with the upstream remote")
 
 
 def _branch(ws: Workspace, facts: Facts, step: Step, act: bool, done: list[str]) -> None:
@@ -137,60 +109,76 @@ def _branch(ws: Workspace, facts: Facts, step: Step, act: bool, done: list[str])
     if pr:
         facts.branch = pr["branch"]
         if maybe("rev-parse", "--verify", f"refs/heads/{pr['branch']}", cwd=ws.fork) is None:
-            return _failed(
+            return failed(
                 step,
                 f"your pull request's branch {pr['branch']} is gone from your fork",
-                f"git push origin {pr['branch']}, or `practice reset pr`",
+                f"`git push origin {pr['branch']}`, or `./practice.py reset pr`",
             )
     else:
         facts.branch = maybe("symbolic-ref", "--short", "-q", "HEAD", cwd=ws.work)
         if facts.branch is None:
-            return _failed(
-                step, "work/ has a detached HEAD, not a branch", "git switch -c fix/1234-your-words"
+            return failed(
+                step,
+                "work/ has a detached HEAD, not a branch",
+                f"`git switch -c {_example_branch(facts.issue)}`",
             )
     repo = ci_repo(ws, ws.fork if pr else ws.work, facts.branch)
     ahead = maybe("rev-list", f"{base}..refs/ci/work-main", cwd=repo)
     if ahead:
-        return _failed(
+        return failed(
             step,
             f"you committed on main ({len(ahead.splitlines())} commit(s) that upstream does not "
             "have): never commit to main, not even on your fork",
-            f"keep the work on a branch: `git switch -c {_example_branch(facts.issue)}` (the "
-            "commits "
-            "come along), then put main back: `git branch -f main upstream/main`",
+            _keep_on_a_branch(facts),
         )
     if facts.branch == "main":
-        return _failed(
+        return failed(
             step,
             "you are on main",
-            f"make your branch: git switch -c {_example_branch(facts.issue)}",
+            f"make your branch: `git switch -c {_example_branch(facts.issue)}`",
         )
     match = BRANCH_RULE.match(facts.branch)
     prefix = "fix" if facts.issue.kind == "bug" else "feat"
     if not match or match.group(1) != prefix or int(match.group(2)) != facts.issue.number:
-        return _failed(
+        return failed(
             step,
             f"branch {facts.branch!r} breaks the project's rule (CONTRIBUTING.md §2): "
             f"a {facts.issue.kind} is `{prefix}/{facts.issue.number}-<words>`",
-            f"git branch -m {_example_branch(facts.issue)}",
+            f"`git branch -m {_example_branch(facts.issue)}`",
         )
     facts.head = git("rev-parse", "refs/ci/head", cwd=repo)
     log = git(
         "log",
         "--reverse",
-        "--format=%H%x1f%aI%x1f%an%x1f%ae%x1f%B%x1e",
+        "--format=%H%x1f%aI%x1f%an%x1f%ae%x1f%P%x1f%B%x1e",
         f"{base}..{facts.head}",
         cwd=repo,
     )
-    facts.commits = [tuple(e.strip("\n").split("\x1f", 4)) for e in log.split("\x1e") if e.strip()]
-    _passed(step, f"on {facts.branch}, {len(facts.commits)} commit(s) ahead of upstream's main")
+    for entry in (e.strip("\n") for e in log.split("\x1e") if e.strip()):
+        sha, date, name, email, parents, message = entry.split("\x1f", 5)
+        facts.commits.append((sha, date, name, email, message, parents))
+    passed(step, f"on {facts.branch}, {len(facts.commits)} commit(s) ahead of upstream's main")
+
+
+def _keep_on_a_branch(facts: Facts) -> str:
+    """The hint after commits on main: switch to a branch (they come along), then put main back
+    where upstream has it, fetched first, so the command works whatever ``upstream/main`` held."""
+    switch = (
+        ""
+        if facts.branch not in (None, "main")
+        else f"`git switch -c {_example_branch(facts.issue)}` (the commits come along), then "
+    )
+    return (
+        f"keep the work on a branch: {switch}put main back: "
+        "`git fetch upstream && git branch -f main upstream/main`"
+    )
 
 
 def ci_repo(ws: Workspace, source: Path, branch: str) -> Path:
     """The checker's own repository: upstream's main, and the branch and main of ``source``
     (work/ before a pull request, the fork after), fetched so that nothing of the learner's is
     touched. CI, the reviewer and the commit checks all read it."""
-    repo = ws.root / ".practice" / "ci.git"
+    repo = ws.ci_git
     if not (repo / "HEAD").is_file():
         git("init", "-q", "--bare", str(repo))
     git(
@@ -224,166 +212,103 @@ def _claim(ws: Workspace, facts: Facts, step: Step, act: bool, done: list[str]) 
         a for a in issue.assignees if a.lstrip("@") != issues.login(ws.state["learner"]["name"])
     ]
     if others:
-        return _failed(
+        return failed(
             step,
             f"duplicate: #{issue.number} was already claimed by {', '.join(others)} (see its "
             "comments and assignees); a second pull request would be closed as a duplicate "
             "(Lesson 1.1)",
-            "`practice reset claim`, then claim an issue nobody has taken",
+            "`./practice.py reset claim`, then claim an issue nobody has taken",
         )
     claimed = facts.task["claimed_at"]
-    if facts.commits and facts.commits[0][1] < _iso(claimed):
-        return _failed(
+    own = [c for c in facts.commits if len(c[5].split()) < 2]  # a merge is not new work
+    early = [c for c in own if trust.stamp(c[1]) < trust.stamp(claimed)]
+    if early:
+        sha, date = early[0][0], early[0][1]
+        return failed(
             step,
-            f"your first commit ({facts.commits[0][0][:12]}, {facts.commits[0][1]}) is older than "
-            f"your claim ({claimed}): claim before you start, so nobody else does the same work",
-            "claim first next time; here, `practice reset claim`, claim again, and recommit (git "
-            "commit --amend --reset-author -s)",
+            f"your commit {sha[:12]} ({date}) is older than your claim ({claimed}): claim "
+            "before you start, so nobody else does the same work",
+            "claim first next time; here, recommit after the claim: "
+            "`git rebase --exec 'git commit --amend --no-edit --reset-author' "
+            f"{ws.state['upstream_main'][:12]}`",
         )
-    _passed(step, f"you claimed #{issue.number} on {claimed}, before your first commit")
-
-
-def _iso(stamp: str) -> str:
-    """A claim's time in git's ``%aI`` form, so the two compare as strings."""
-    return stamp.replace("Z", "+00:00")
+    passed(step, f"you claimed #{issue.number} on {claimed}, before your first commit")
 
 
 def _code(ws: Workspace, facts: Facts, step: Step, act: bool, done: list[str]) -> None:
     if not facts.commits:
-        return _failed(
+        return failed(
             step,
             f"no commits on {facts.branch} yet",
             "fix the code, add a regression test, then git commit -s",
         )
-    for sha, _, name, email, message in facts.commits:
+    for sha, _, name, email, message, parents in facts.commits:
+        if len(parents.split()) > 1:
+            continue  # a merge commit: the DCO app skips merges, as they add no new work
         subject = message.splitlines()[0] if message else ""
         signed = SIGNOFF.findall(message)
         if not signed:
-            return _failed(
+            return failed(
                 step,
                 f"commit {sha[:12]} “{subject}” has no Signed-off-by line (DCO, CONTRIBUTING.md "
                 "§3)",
-                "git commit --amend --signoff (the last commit) or git rebase --signoff "
-                "upstream/main (all)",
+                "`git commit --amend --no-edit --signoff` (the last commit) or `git rebase "
+                f"--signoff {ws.state['upstream_main'][:12]}` (all of them)",
             )
         if (name, email) not in signed:
             who = ", ".join(f"{n} <{e}>" for n, e in signed)
-            return _failed(
+            return failed(
                 step,
                 f"commit {sha[:12]} “{subject}” is signed off by {who} but authored by {name} "
                 f"<{email}>",
-                "sign off as yourself: git rebase --signoff upstream/main (your git user.name and "
-                "user.email)",
+                "sign off as yourself (your git user.name and user.email): "
+                f"`git rebase --signoff {ws.state['upstream_main'][:12]}`",
             )
     base = ws.state["upstream_main"]
     result = ci.cached(
-        ws.root / ".practice" / "ci",
-        _repo(ws),
+        ws.own(".practice", "ci"),
+        ws.ci_git,
         base,
         facts.head,
         facts.issue.kind,
-        ws.root / ".practice" / "scratch",
+        ws.own(".practice", "scratch"),
         run_now=act,
     )
     if result is None:
         step.lines.append("signed off; CI has not run on this commit yet")
-        step.hint = "`practice check` runs CI"
+        step.hint = "`./practice.py check` runs CI"
         return None
     facts.ci = result
     problems = ci_problems(result, facts.issue.kind)
     if problems:
-        return _failed(
+        return failed(
             step,
             problems[0],
             problems[1] if len(problems) > 1 else "fix it, commit with -s, and check again",
         )
-    _passed(
+    passed(
         step, f"every commit signed off; {len(result['branch']['tests'])} tests pass on your branch"
     )
     step.lines.append("your new test fails on upstream main and passes on your branch")
-
-
-def _first_failure(run: dict) -> tuple[str, str] | None:
-    """(test, first line of its message) of a run's first failure; a run in which pytest itself
-    failed (a file that does not import) gives its last line of output."""
-    for test, message in run["tests"].items():
-        if message:
-            return test, message.splitlines()[0]
-    if run["returncode"] or not run["tests"]:
-        return "pytest", (run["output"].strip().splitlines() or ["no output"])[-1]
-    return None
-
-
-def ci_problems(result: dict, kind: str) -> list[str]:
-    """CI's verdict: [] when green, else [why, what to do]."""
-    if not result["mine"]:
-        return [
-            "no test added or changed under tests/: a change needs a test that proves it "
-            "(CONTRIBUTING.md §4)",
-            "add a test file tests/test_….py (or a test in one), commit with -s",
-        ]
-    broken = _first_failure(result["existing"])
-    if broken:
-        return [
-            f"the project's existing test {broken[0]} fails on your branch: {broken[1]}; "
-            "callers rely on that behaviour (CONTRIBUTING.md §4)",
-            "change your code so the existing tests pass unchanged",
-        ]
-    failing = _first_failure(result["branch"])
-    if failing:
-        return [f"tests fail on your branch: {failing[0]}: {failing[1]}", "run pytest in work/"]
-    new = ci.new_tests(result)
-    if not new:
-        return ["your test files add no new test", "add a test function that reproduces the issue"]
-    if all(m is None for m in new.values()):
-        return [
-            f"your new test(s) {', '.join(new)} pass on upstream main, where the bug is: "
-            "they do not prove the fix (a regression test fails without it, Lesson 3.6)",
-            "make the test reproduce the issue: it must fail on main and pass on your branch",
-        ]
-    if kind == "feature":
-        bench = result.get("bench", {})
-        if "error" in bench:
-            return [
-                bench["error"],
-                "issue #1235 asks for MLPStack(..., checkpointing=False), off by default",
-            ]
-        if bench["parameters_without_gradient"]:
-            return [
-                f"with checkpointing, {bench['parameters_without_gradient']} parameter(s) get no "
-                "gradient",
-                "checkpoint with use_reentrant=False",
-            ]
-        if bench["max_relative_gradient_difference"] > GRADIENT_TOLERANCE:
-            return [
-                "gradients with checkpointing differ from those without by "
-                f"{bench['max_relative_gradient_difference']:.2g} "
-                f"of a tensor's largest entry (allowed: {GRADIENT_TOLERANCE:g})",
-                "checkpointing must not change the results",
-            ]
-        if bench["peak_on_mib"] >= bench["peak_off_mib"]:
-            return [
-                f"peak memory is not lower with checkpointing ({bench['peak_on_mib']:.1f} MiB on, "
-                f"{bench['peak_off_mib']:.1f} MiB off)",
-                "checkpoint each block in forward when checkpointing=True",
-            ]
-    return []
-
-
-def _repo(ws: Workspace) -> Path:
-    return ws.root / ".practice" / "ci.git"
+    caught, missed = wrong_fixes(result)
+    if caught or missed:
+        step.lines.append(
+            f"it catches {len(caught)} of {len(WRONG_FIXES)} wrong fixes: "
+            + (", ".join(caught) or "none")
+            + (f"; it misses: {', '.join(missed)} (the review asks for them)" if missed else "")
+        )
 
 
 def _pr(ws: Workspace, facts: Facts, step: Step, act: bool, done: list[str]) -> None:
     pr = facts.task.get("pr")
     if pr is None:
-        return _failed(
+        return failed(
             step,
             "no pull request yet",
-            f"git push -u origin {facts.branch}; write the body in a file; `practice pr open "
-            "BODY.md`",
+            f"`git push -u origin {facts.branch}`; write the body in a file; "
+            "`./practice.py pr open BODY.md`",
         )
-    body = (ws.root / ".practice" / "prs" / f"{pr['number']}.md").read_text("utf-8")
+    body = rubric.read_body(ws.own(".practice", "prs", f"{pr['number']}.md"))
     code_ok = facts.ci is not None and not ci_problems(facts.ci, facts.issue.kind)
     new = list(ci.new_tests(facts.ci or {}))
     factors = rubric.score(
@@ -402,166 +327,14 @@ def _pr(ws: Workspace, facts: Facts, step: Step, act: bool, done: list[str]) -> 
             step.lines.append(f"  {factor.name}: found {line}")
         for line in factor.missing:
             step.lines.append(f"  {factor.name} = 0: {line}")
+    body_file = pr.get("body_file") or "BODY.md"
+    step.github = f"gh pr edit {pr['number']} --body-file {body_file}"
     if total:
         step.state = "passed"
     else:
         zero = ", ".join(f.name for f in factors if not f.value)
         step.state = "failed"
         step.hint = (
-            f"{zero} is 0: edit your body file and `practice pr open BODY.md` again "
+            f"{zero} is 0: edit your body file, then `./practice.py pr open {body_file}` again "
             "(it updates the pull request)"
         )
-
-
-def _change(ws: Workspace, facts: Facts, head: str) -> review.Change:
-    base = ws.state["upstream_main"]
-    return review.Change(
-        _repo(ws),
-        base,
-        head,
-        facts.ci or {},
-        facts.issue.kind,
-        facts.issue.number,
-        facts.task["pr"]["number"],
-    )
-
-
-def _review(ws: Workspace, facts: Facts, step: Step, act: bool, done: list[str]) -> None:
-    pr = facts.task["pr"]
-    made = facts.task.get("review")
-    if made is None:
-        if not act:
-            step.lines.append("the pull request is ready for review")
-            step.hint = "`practice check` asks for the review"
-            return None
-        made = {"head": facts.head, "comments": review.comments(_change(ws, facts, facts.head))}
-        facts.task["review"] = made
-        _write_review(ws, pr["number"], made)
-        done.append(
-            f"a maintainer reviewed pull request #{pr['number']}: {len(made['comments'])} "
-            f"comment(s) in reviews/{pr['number']}.md"
-        )
-    _passed(
-        step,
-        f"reviewed at {made['head'][:12]}: {len(made['comments'])} comment(s), in "
-        f"reviews/{pr['number']}.md",
-    )
-    for comment in made["comments"]:
-        step.lines.append(f"  - {comment['text']}")
-
-
-def _write_review(ws: Workspace, number: int, made: dict) -> None:
-    lines = [f"# Review of pull request #{number} at {made['head'][:12]}", ""]
-    if not made["comments"]:
-        lines.append("Approved: no changes requested.")
-    lines += [f"- [ ] {c['text']}" for c in made["comments"]]
-    (ws.root / "reviews" / f"{number}.md").write_text("\n".join(lines) + "\n", "utf-8")
-
-
-def _revisions(ws: Workspace, facts: Facts, step: Step, act: bool, done: list[str]) -> None:
-    made = facts.task["review"]
-    if not made["comments"]:
-        return _passed(step, "no revision was asked for")
-    local = maybe("rev-parse", "--verify", f"refs/heads/{facts.branch}", cwd=ws.work)
-    if facts.head == made["head"]:
-        unpushed = local and local != facts.head
-        return _failed(
-            step,
-            f"{len(made['comments'])} review comment(s) wait for a new commit"
-            + (" (you have one locally: push it)" if unpushed else ""),
-            f"answer each comment in reviews/{facts.task['pr']['number']}.md with a commit -s, "
-            "then git push",
-        )
-    if maybe("merge-base", "--is-ancestor", made["head"], facts.head, cwd=_repo(ws)) is None:
-        return _failed(
-            step,
-            "the reviewed commits were rewritten (force-push): reviewers lose their place",
-            f"push new commits on top of {made['head'][:12]} instead (CONTRIBUTING.md §6)",
-        )
-    left = review.still_open(_change(ws, facts, facts.head), made["comments"])
-    if left:
-        return _failed(
-            step,
-            f"not answered yet at {facts.head[:12]}: {left[0]['text']}",
-            "commit the change the comment asks for (-s) and git push",
-        )
-    _passed(step, f"every comment answered by {facts.head[:12]}")
-
-
-def _merge(ws: Workspace, facts: Facts, step: Step, act: bool, done: list[str]) -> None:
-    pr = facts.task["pr"]
-    if not act:
-        step.lines.append("everything passed: the next `practice check` merges")
-        step.hint = "`practice check`"
-        return None
-    base = ws.state["upstream_main"]
-    git(
-        "fetch",
-        "-q",
-        str(ws.fork),
-        f"+refs/heads/{facts.branch}:refs/pull/{pr['number']}/head",
-        cwd=ws.upstream,
-    )
-    tree = maybe("merge-tree", "--write-tree", base, facts.head, cwd=ws.upstream)
-    if tree is None:
-        return _failed(
-            step,
-            "your branch conflicts with upstream's main",
-            "git fetch upstream && git merge upstream/main, resolve, commit -s, push",
-        )
-    bot = {
-        "GIT_AUTHOR_NAME": upstream.AUTHOR[0],
-        "GIT_AUTHOR_EMAIL": upstream.AUTHOR[1],
-        "GIT_COMMITTER_NAME": upstream.AUTHOR[0],
-        "GIT_COMMITTER_EMAIL": upstream.AUTHOR[1],
-    }
-    login = issues.login(ws.state["learner"]["name"])
-    message = (
-        f"Merge pull request #{pr['number']} from {login}/{facts.branch}\n\n"
-        f"{pr['title']}\n\nFixes #{facts.issue.number}"
-    )
-    commit = git(
-        "commit-tree",
-        tree.splitlines()[0],
-        "-p",
-        base,
-        "-p",
-        facts.head,
-        "-m",
-        message,
-        cwd=ws.upstream,
-        env=bot,
-    )
-    git("update-ref", f"refs/heads/{upstream.MAIN}", commit, base, cwd=ws.upstream)
-    ws.state["upstream_main"] = commit
-    facts.task["merged"] = {"commit": commit, "parent": base}
-    record = ws.state["issues"].setdefault(str(facts.issue.number), {"comments": []})
-    record["closed_by"] = pr["number"]
-    record.setdefault("comments", []).append(
-        {
-            "author": "simkit-bot",
-            "at": issues.now(),
-            "kind": "close",
-            "text": f"Closed by pull request #{pr['number']} (merged as {commit[:12]}), through "
-            "its `Fixes #{facts.issue.number}` line.",
-        }
-    )
-    ws.write_issues()
-    done.append(
-        f"merged pull request #{pr['number']} into upstream's main as {commit[:12]}; "
-        f"#{facts.issue.number} closed"
-    )
-    _passed(step, f"merged as {commit[:12]}; #{facts.issue.number} is closed")
-    step.hint = _after_merge(ws)
-
-
-def _after_merge(ws: Workspace) -> str:
-    todo = [
-        n
-        for n in upstream.issue_numbers()
-        if not issues.load(n).assignees and not (ws.state["tasks"].get(str(n)) or {}).get("merged")
-    ]
-    sync = "sync your fork: git switch main && git pull upstream main && git push origin main"
-    return (
-        f"{sync}; next: `practice claim {todo[0]}`" if todo else f"{sync}; every open issue is done"
-    )

@@ -7,9 +7,13 @@ A workspace is a folder outside the course's files::
     work/           your clone of the fork, with the ``upstream`` remote
     issues/         the project's issues, one Markdown file each
     reviews/        the reviews of your pull requests
-    .practice/      the checker's state (state.json), pull-request bodies and CI scratch
+    .practice/      the checker (a copy), its state (state.json), pull-request bodies, CI scratch
+    practice.py     runs the copy of the checker in .practice/checker/
 
-All state lives here, never in the course's repository. Nothing the learner wrote (work/, their
+All state lives here, never in the course's repository, and every path in it is relative: a
+moved or renamed workspace keeps working (its remotes are ``../fork.git``, ``../upstream.git``).
+The checker writes only its own files, and refuses one that is a symbolic link: a link could
+lead its writes out of the workspace. Nothing the learner wrote (work/, their
 body files, their claims) is deleted, except by an explicit ``practice reset`` of that step,
 and even then work/ is moved aside, not deleted.
 """
@@ -18,17 +22,20 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import issues, upstream
+from . import issues, trust, upstream
 from .gitio import PracticeError, git, maybe
 
 STATE = Path(".practice") / "state.json"
 FORMAT = 1
-BUNDLE = Path(__file__).resolve().parent / "upstream.bundle"  # only in the download
+PACKAGE = Path(__file__).resolve().parent
+BUNDLE = PACKAGE / "upstream.bundle"  # only in the download
+CHECKER = Path(".practice") / "checker"  # the workspace's own copy, as the package ``practice``
 FIRST_PR = 1237  # after the last issue: issues and pull requests share numbers, as on GitHub
 
 
@@ -49,18 +56,40 @@ class Workspace:
     def work(self) -> Path:
         return self.root / "work"
 
+    @property
+    def ci_git(self) -> Path:
+        return self.own(".practice", "ci.git")
+
+    def own(self, *parts: str) -> Path:
+        """The checker's own file or folder ``root/parts...``: refused when it, or a folder on
+        the way to it, is a symbolic link, which could lead a write out of the workspace."""
+        path = self.root
+        for part in parts:
+            path = path / part
+            if path.is_symlink():
+                raise PracticeError(
+                    f"{path} is a symbolic link: the checker writes only its own files, inside "
+                    f"{self.root}. Remove the link (rm {path}) and run the command again"
+                )
+        return path
+
+    def write(self, *parts: str, text: str) -> None:
+        """Write one of the checker's own files (its folder made when missing)."""
+        folder = self.own(*parts[:-1])
+        folder.mkdir(parents=True, exist_ok=True)
+        self.own(*parts).write_text(text, "utf-8")
+
     def save(self) -> None:
-        path = self.root / STATE
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(self.state, indent=1, sort_keys=True) + "\n", "utf-8")
-        os.replace(tmp, path)
+        tmp = self.own(".practice", "state.tmp")
+        self.write(
+            ".practice", "state.tmp", text=json.dumps(self.state, indent=1, sort_keys=True) + "\n"
+        )
+        os.replace(tmp, self.own(*STATE.parts))
 
     def write_issues(self) -> None:
-        folder = self.root / "issues"
-        folder.mkdir(exist_ok=True)
         for number in upstream.issue_numbers():
             record = self.state["issues"].get(str(number), {})
-            (folder / f"{number}.md").write_text(issues.render(number, record), "utf-8")
+            self.write("issues", f"{number}.md", text=issues.render(number, record))
 
     def task(self) -> dict | None:
         current = self.state.get("current")
@@ -135,25 +164,63 @@ def start(root: Path, name: str | None, email: str | None) -> Workspace:
             "next_pr": FIRST_PR,
         },
     )
+    _refuse_pushes(ws)
     make_fork(ws)
     ws.write_issues()
     (root / "reviews").mkdir()
+    _copy_checker(root)
     _write_launcher(root)
     ws.save()
     return ws
 
 
+def _refuse_pushes(ws: Workspace) -> None:
+    """Upstream takes no push from the learner, as a hosted repository they cannot write to
+    answers (GitHub's words); the project changes its main only by merging. The hook path is
+    set in the repository's own config, so a global ``core.hooksPath`` cannot bypass it."""
+    login = issues.login(ws.state["learner"]["name"])
+    hook = ws.upstream / "hooks" / "pre-receive"
+    hook.parent.mkdir(exist_ok=True)
+    hook.write_text(
+        "#!/bin/sh\n"
+        f"echo 'Permission to simkit/simkit.git denied to {login}.' >&2\n"
+        "echo 'fatal: The requested URL returned error: 403 (push to your fork: git push "
+        "origin BRANCH)' >&2\n"
+        "exit 1\n",
+        "utf-8",
+    )
+    hook.chmod(0o755)
+    git("config", "core.hooksPath", "hooks", cwd=ws.upstream)
+
+
+def checker_files() -> list[Path]:
+    """The package's files a workspace runs from: code and issues, not the project's templates."""
+    keep = [p for p in PACKAGE.rglob("*") if p.is_file() and "__pycache__" not in p.parts]
+    templates = PACKAGE / "upstream" / "project"
+    return sorted(p for p in keep if templates not in p.parents and p.suffix in {".py", ".md"})
+
+
+def _copy_checker(root: Path) -> None:
+    """The workspace's own copy of the checker: it keeps working when the course's folder or
+    the unpacked zip is moved or deleted, and moves with the workspace."""
+    target = root / CHECKER / "practice"
+    for path in checker_files():
+        dest = target / path.relative_to(PACKAGE)
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, dest)
+
+
 def _write_launcher(root: Path) -> None:
-    """``practice.py`` in the workspace: this checker, run by the Python that started it (the one
-    with torch and pytest), from anywhere inside the workspace."""
-    package = __name__.rpartition(".")[0]  # tools.practice here, practice in the download
-    home = Path(__file__).resolve().parents[package.count(".") + 1]
+    """``practice.py`` in the workspace: the workspace's copy of the checker, found next to the
+    launcher wherever the folder now is, run by the Python that started it (the one with torch
+    and pytest), from anywhere inside the workspace."""
     launcher = root / "practice.py"
     launcher.write_text(
         f"#!{sys.executable}\n"
         '"""The checker: ./practice.py status|claim N|pr open BODY|check|reset STEP."""\n'
-        f"import sys\n\nsys.path.insert(0, {str(home)!r})\nfrom {package}.cli import main\n\n"
-        "sys.exit(main(sys.argv[1:]))\n",
+        "import sys\nfrom pathlib import Path\n\n"
+        f"sys.path.insert(0, str(Path(__file__).resolve().parent / {CHECKER.as_posix()!r}))\n"
+        "from practice.cli import main\n\nsys.exit(main(sys.argv[1:]))\n",
         "utf-8",
     )
     launcher.chmod(0o755)
@@ -164,7 +231,8 @@ def make_fork(ws: Workspace) -> None:
     git("clone", "-q", "--bare", str(ws.upstream), str(ws.fork))
     git("remote", "remove", "origin", cwd=ws.fork)
     git("clone", "-q", str(ws.fork), str(ws.work))
-    git("remote", "add", "upstream", str(ws.upstream), cwd=ws.work)
+    git("remote", "set-url", "origin", "../fork.git", cwd=ws.work)  # relative: the folder can move
+    git("remote", "add", "upstream", "../upstream.git", cwd=ws.work)
     git("fetch", "-q", "upstream", cwd=ws.work)
     learner = ws.state["learner"]
     git("config", "user.name", learner["name"], cwd=ws.work)
@@ -177,34 +245,45 @@ def find(start_dir: Path) -> Workspace:
 
 
 def locate(start_dir: Path) -> Path:
-    """The root of the workspace holding ``start_dir`` (or above it)."""
+    """The root of the workspace holding ``start_dir``. When folders above it hold a
+    ``.practice`` too (one placed inside ``work/``, say), the outermost is the workspace: a
+    state file found inside the workspace's own files is never trusted."""
     here = start_dir.resolve()
-    for folder in (here, *here.parents):
-        if (folder / STATE).is_file():
-            return folder
-        if (folder / ".practice").is_dir():
-            raise PracticeError(
-                f"{folder / STATE} is missing: this workspace was damaged; start a new one"
-            )
-    raise PracticeError(
-        f"{here} is not inside a practice workspace: cd into the folder that "
-        "`practice start DIR` made (or pass -C DIR)"
-    )
+    found = [folder for folder in (here, *here.parents) if (folder / ".practice").is_dir()]
+    if not found:
+        raise PracticeError(
+            f"{here} is not inside a practice workspace: cd into the folder that "
+            "`practice start DIR` made (or pass -C DIR)"
+        )
+    root = found[-1]
+    if not (root / STATE).is_file() or (root / STATE).is_symlink():
+        raise PracticeError(
+            f"{root / STATE} is missing: this workspace was damaged; start a new one"
+        )
+    return root
 
 
 def load(root: Path) -> Workspace:
     """The workspace's state as the checker wrote it; a state edited into nonsense is refused."""
     path = root / STATE
+    text = Workspace(root, {}).own(*STATE.parts).read_text("utf-8")
     try:
-        state = json.loads(path.read_text("utf-8"))
+        state = json.loads(text)
     except json.JSONDecodeError as exc:
         raise PracticeError(
             f"{path}:{exc.lineno}: not valid JSON ({exc.msg}): the checker's state was edited by "
             "hand; start a new workspace (your work/ can be copied over)"
         ) from None
-    keys = {"format", "learner", "upstream_main", "issues", "tasks", "current", "next_pr"}
-    if not isinstance(state, dict) or state.get("format") != FORMAT or keys - state.keys():
-        raise PracticeError(f"{path}:1: not a state this checker wrote (edited by hand?)")
+    why = (
+        "format: not this checker's"
+        if not isinstance(state, dict) or state.get("format") != FORMAT
+        else trust.problems(state)
+    )
+    if why:
+        raise PracticeError(
+            f"{path}:1: not a state this checker wrote (edited by hand?): {why}; start a new "
+            "workspace (your work/ can be copied over)"
+        )
     return Workspace(root, state)
 
 
@@ -212,7 +291,7 @@ def verified(root: Path) -> Workspace:
     """The workspace, refused when part of it was deleted or edited by hand."""
     ws = load(root)
     state = ws.state
-    if not (ws.upstream / "HEAD").is_file():
+    if not (ws.own("upstream.git") / "HEAD").is_file():
         raise PracticeError(
             f"{ws.upstream} is missing: the project was deleted; start a new workspace"
         )
@@ -221,16 +300,17 @@ def verified(root: Path) -> Workspace:
         raise PracticeError(
             f"{ws.upstream}: main is at {str(main)[:12]}, not at {state['upstream_main'][:12]}: it "
             "was changed by hand (only a merge by the maintainers moves it). "
-            "`practice reset merge` puts it back"
+            "`./practice.py reset merge` puts it back"
         )
+    trust.refuse_tampered(ws)
     for number in upstream.issue_numbers():
-        file = root / "issues" / f"{number}.md"
+        file = ws.own("issues", f"{number}.md")
         expected = issues.render(number, state["issues"].get(str(number), {}))
         if not file.is_file() or file.read_text("utf-8") != expected:
             raise PracticeError(
-                f"{file} was deleted or edited by hand: comment with `practice claim {number}` "
-                "instead. `practice reset find` rewrites the issues as the project holds them "
-                "(your claims stay)"
+                f"{file} was deleted or edited by hand: comment with `./practice.py claim "
+                f"{number}` instead. `./practice.py reset find` rewrites the issues as the "
+                "project holds them (your claims stay)"
             )
     return ws
 
@@ -277,15 +357,19 @@ def reset(root: Path, step: str) -> str:
         if step == "pr":
             task["pr"] = None
     elif step == "merge":
+        trust.forget_unverified(ws)
         merged = task.get("merged") if task else None
         target = merged["parent"] if merged else ws.state["upstream_main"]
+        if maybe("cat-file", "-e", f"{target}^{{commit}}", cwd=ws.upstream) is None:
+            target = git("rev-parse", upstream.MAIN, cwd=ws.upstream)  # an invented id: stay
         git("update-ref", f"refs/heads/{upstream.MAIN}", target, cwd=ws.upstream)
         ws.state["upstream_main"] = target
         if merged:
             task["merged"] = None
-            record = ws.state["issues"][ws.state["current"]]
-            record.pop("closed_by", None)
-            record["comments"] = [c for c in record["comments"] if c.get("kind") != "close"]
+            for record in ws.state["issues"].values():  # every issue its `Fixes` lines closed
+                if record.get("closed_by") == task["pr"]["number"]:
+                    del record["closed_by"]
+                    record["comments"] = [c for c in record["comments"] if c["kind"] != "close"]
         ws.write_issues()
     ws.save()
     return RESETTABLE[step]

@@ -34,6 +34,7 @@ from pygments.util import ClassNotFound
 
 from tools.course import links
 from tools.course.model import script_lang, unsafe_tex
+from tools.render.mathml_trim import without_inferred_rows
 
 Target = Literal["site", "anki"]
 
@@ -250,10 +251,11 @@ def tex_to_mathml(tex: str, *, display: bool = False, labelled: bool = False) ->
         mathml = latex2mathml.converter.convert(tex, display="block" if display else "inline")
     except Exception:  # latex2mathml raises many kinds of errors on malformed TeX
         return _tex_source(tex)
+    mathml = without_inferred_rows(safe_mathml(mathml))
     if not labelled:
-        return safe_mathml(mathml).replace("<math ", '<math dir="ltr" ', 1)
+        return mathml.replace("<math ", '<math dir="ltr" ', 1)
     label = html.escape(speakable_tex(tex))
-    mathml = safe_mathml(mathml).replace("<math ", f'<math dir="ltr" alttext="{label}" ', 1)
+    mathml = mathml.replace("<math ", f'<math dir="ltr" alttext="{label}" ', 1)
     return f'<span role="math" aria-label="{label}">{mathml}</span>'
 
 

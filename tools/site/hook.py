@@ -10,7 +10,8 @@
   page's item data (:mod:`tools.site.review`) when the course's scripts include it; both are made in
   the background (:mod:`tools.build.workers`).
 - ``on_page_markdown``: replace flashcards, quizzes and benchmark embeds by placeholders, and
-  render their HTML (:mod:`tools.site.pages`).
+  render their HTML (:mod:`tools.site.pages`); write the home page's learning path from ``nav``
+  (:mod:`tools.site.learning_path`).
 - ``on_page_content``: turn the math that pymdownx.arithmatex marks, and the ``$...$`` of a
   notebook's Markdown cells, into MathML (no JS, no network) and put the embeds' HTML in place
   of their placeholders.
@@ -36,8 +37,6 @@ The course is the folder of the ``mkdocs.yml`` being built, so another course wi
 from __future__ import annotations
 
 import contextlib
-import json
-import os
 import sys
 from collections.abc import Callable
 from concurrent.futures import Future
@@ -55,13 +54,14 @@ from mkdocs.utils.templates import TemplateContext
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # MkDocs loads hooks by path
 
 from tools.build import buildinfo, workers
-from tools.build.digest import Digest
 from tools.build.memo import MISSING, BuildMemo
 from tools.course import check as course_check
 from tools.course import notes, published, sanitize
 from tools.render import safe_html
-from tools.site import offline, review
+from tools.site import assets as site_assets
+from tools.site import lab, learning_path, offline, outputs, review
 from tools.site import pages as site_pages
+from tools.site import search as site_search
 from tools.site.pages import PageBlock
 from tools.site.syntax import MKDOCS
 
@@ -95,19 +95,32 @@ class SiteBuild:
                 "the course sources have problems:\n" + course_check.report(self.course)
             )
         self.items = notes.note_items(self.course)  # the deck's and the review page's notes
+        self.outputs = outputs.Outputs()  # what the site folder may hold at the end
+        self.jupyter: Any = None
+        self.execute_lab = False
         self.background.limit(1)  # the second core; MkDocs keeps the first busy
 
     def configure(self, config: MkDocsConfig) -> None:
-        # mkdocs-jupyter keys its cache on the notebook file alone; the lab imports the snippets,
-        # so a changed snippet must re-execute it: one cache folder per version of the snippets
-        # (and of the kernel's settings, which decide what its outputs hold).
+        """The build executes the lab notebook itself, confined (:mod:`tools.site.lab`);
+        mkdocs-jupyter only renders the executed notebook, so its ``execute`` is turned off.
+        mkdocs-jupyter keys its cache on the notebook file alone; the lab imports the snippets,
+        so a changed snippet must re-render it: one cache folder per version of the snippets
+        (and of the kernel's settings, which decide what its outputs hold)."""
+        self.nav, self.docs = config.nav or [], Path(config.docs_dir)
+        # Stylesheets and scripts that only some pages use: on those pages only (page_context).
+        self.page_assets = site_assets.split(config.extra_css, config.extra_javascript)
         jupyter = config.plugins.get("mkdocs-jupyter")
         if jupyter is not None:
+            self.jupyter, self.execute_lab = jupyter, bool(jupyter.config["execute"])
+            jupyter.config["execute"] = False
             base = Path(jupyter.config["cache_dir"])
-            settings = Digest(json.dumps([_KERNEL_ENV, _NBCONVERT_CONFIG])).hexdigest(8)
-            version = f"{buildinfo.snippets_digest(self.root)}-{settings}"
+            version = f"{buildinfo.snippets_digest(self.root)}-{lab.settings_digest()}"
             jupyter.config["cache_dir"] = str(base / version)
-            _quiet_notebook_kernel(self.root / ".cache" / "jupyter")
+
+    def record_files(self, files: Files, config: MkDocsConfig) -> None:
+        """Once every plugin has added its files: what MkDocs will copy, with its sources'
+        digests (:mod:`tools.site.outputs`)."""
+        self.outputs.record_files(files, Path(config.docs_dir))
 
     def add_files(self, files: Files, config: MkDocsConfig) -> Files:
         for ignored in published.ignored(self.root, "docs"):
@@ -128,15 +141,15 @@ class SiteBuild:
         practice = self.course.config.practice_download  # the practice workspace's zip
         if practice:
             zipped = self.background.submit("tools.practice.bundle:zip_bytes")
-            self.pending.append((zipped, (site / practice).write_bytes))
+            self.pending.append((zipped, lambda data: self.publish(site, practice, data)))
             files.append(File.generated(config, practice, content=b""))
         if not any(str(script) == review.INDEX_FILE for script in config.extra_javascript):
-            self.pending.append((deck, (site / deck_file).write_bytes))
+            self.pending.append((deck, lambda apkg: self.publish(site, deck_file, apkg)))
             return files  # this course has no review page
 
         def write_deck(apkg: bytes) -> None:  # and its collection, for the page's Anki export
-            (site / deck_file).write_bytes(apkg)
-            (site / review.ANKI_FILE).write_text(review.anki_script(apkg), "utf-8")
+            self.publish(site, deck_file, apkg)
+            self.publish(site, review.ANKI_FILE, review.anki_script(apkg).encode("utf-8"))
 
         self.pending.append((deck, write_deck))
         files.append(File.generated(config, review.ANKI_FILE, content=""))
@@ -155,7 +168,7 @@ class SiteBuild:
             def write(made: dict[str, str]) -> None:
                 self.memo.put(key, made)
                 for name, text in made.items():
-                    (site / name).write_text(text, "utf-8")
+                    self.publish(site, name, text.encode("utf-8"))
 
             job = self.background.submit(review.site_files, self.items, review_page.url)
             self.pending.append((job, write))
@@ -165,6 +178,33 @@ class SiteBuild:
         for path, text in generated.items():
             files.append(File.generated(config, path, content=text))
         return files
+
+    def publish(self, site: Path, name: str, data: bytes) -> None:
+        """Write a generated file into the site, as one of the files it may hold."""
+        (site / name).write_bytes(data)
+        self.outputs.written(name, data)
+
+    def lab_page(self, page: Page) -> None:
+        """Render a notebook page from its executed copy (:func:`tools.site.lab.executed`):
+        mkdocs-jupyter reads the file its page names while it renders, so the page names the
+        executed ``.ipynb`` for that time and its source again after."""
+        if not self.execute_lab or not self.jupyter.should_include(page.file):
+            return
+        render = page.render
+
+        def render_executed(config: MkDocsConfig, files: Files) -> None:
+            source = page.file.abs_src_path
+            try:
+                page.file.abs_src_path = str(lab.executed(Path(source), self.root))
+            except lab.LabError as exc:
+                raise PluginError(str(exc)) from None
+            try:
+                render(config, files)
+            finally:
+                page.file.abs_src_path = source
+            page.content = lab.without_stray_style(page.content or "")
+
+        page.render = render_executed
 
     def page_markdown(self, markdown: str, page: Page) -> str:
         course_page = self.course.page(page.file.src_uri)
@@ -186,7 +226,12 @@ class SiteBuild:
                 "page-markdown", (course_page.docs_path, markdown), render_page
             )
         self.blocks[page.file.src_uri] = [PageBlock(*block) for block in blocks]  # the memo's lists
-        return markdown
+        try:  # after the memo: the path follows nav and the other pages' times
+            return learning_path.fill(
+                markdown, page=page.file.src_uri, nav=self.nav, docs=self.docs
+            )
+        except learning_path.PathError as exc:
+            raise PluginError(f"{course_page.docs_path}: {exc}") from None
 
     def page_content(self, html: str, page: Page) -> str:
         blocks = self.blocks.get(page.file.src_uri, [])
@@ -194,14 +239,17 @@ class SiteBuild:
 
         def convert() -> str:
             clean = sanitize.clean_page if markdown_page else sanitize.clean_notebook
-            return safe_html.notebook_math_in_html(
+            converted = safe_html.notebook_math_in_html(
                 safe_html.mathml_in_html(clean(offline.without_remote_scripts(html)))
             )
+            return converted if markdown_page else site_search.without_copies(converted)
 
         html = self.memo.get("page-content", (str(markdown_page), html), convert)
         return self.fill(html, blocks, items=False, page=page)
 
-    def page_context(self, page: Page) -> None:
+    def page_context(self, page: Page) -> dict[str, list[str]]:
+        """Put the page's items in place and have them and the page checked; the template's
+        variables for the page-only stylesheets and scripts it uses."""
         blocks = self.blocks.pop(page.file.src_uri, [])
         if blocks:
             page.content = self.fill(page.content, blocks, items=True, page=page)
@@ -224,6 +272,7 @@ class SiteBuild:
         markdown_page = page.file.src_uri.endswith(".md")
         scan = offline.active_content if markdown_page else offline.notebook_active_content
         self.check_later("active-content", page.content, scan, page)
+        return self.page_assets.of("".join(block.html for block in blocks))
 
     def fill(self, html: str, blocks: list[PageBlock], *, items: bool, page: Page) -> str:
         """:func:`tools.site.pages.fill_blocks`, its problems as ``path:line`` build errors."""
@@ -255,59 +304,22 @@ class SiteBuild:
         self.background.flush()
         for job, use in self.pending:
             use(_result(job))
-        self.add_search_entries(Path(config.site_dir) / "search" / "search_index.json")
+        site = Path(config.site_dir)
+        index_file = site / "search" / "search_index.json"
+        site_search.add_item_entries(index_file, self.search_entries)
+        if index_file.is_file():  # Material's search wrote it after every page was built
+            self.outputs.written("search/search_index.json", index_file.read_bytes())
         self.memo.save()
-
-    def add_search_entries(self, index_file: Path) -> None:
-        """Put each page's card and question entries after that page's own entries in Material's
-        search index (its client expects a page's entry before those of its sections)."""
-        if not self.search_entries or not index_file.is_file():  # no Material search
-            return
-        index = json.loads(index_file.read_text("utf-8"))
-        docs: list[dict[str, Any]] = []
-        for entry in index["docs"]:
-            url = entry["location"].partition("#")[0]
-            if docs and docs[-1]["location"].partition("#")[0] != url:
-                docs += self.entries_of(docs[-1]["location"].partition("#")[0])
-            docs.append(entry)
-        if docs:
-            docs += self.entries_of(docs[-1]["location"].partition("#")[0])
-        index["docs"] = docs
-        index_file.write_text(json.dumps(index, ensure_ascii=False, separators=(",", ":")), "utf-8")
-
-    def entries_of(self, url: str) -> list[dict[str, str]]:
-        entries = self.search_entries.pop(url, [])
-        return [
-            {"location": f"{url}#{e['anchor']}", "title": e["title"], "text": e["text"]}
-            for e in entries
-        ]
+        found = self.outputs.problems(site)
+        if found:
+            shown = "\n  ".join(found[:20])
+            raise PluginError(
+                f"the site folder holds what the build did not make ({len(found)}):\n  {shown}\n"
+                "Something the build ran (a lab cell, a snippet) wrote it; nothing was published."
+            )
 
     def close(self) -> None:
         self._pool.close()
-
-
-# What the lab's kernel would otherwise write into its page and the build log: torch's profiler
-# (the CPU peak meter) prints "USDT: ... profiler_start" at every start and stop, below any log
-# level but one above all of kineto's (USDT, its highest, is 5); ipykernel warns that a kernel
-# reached over TCP is unencrypted, which a kernel on a local socket (IPC) is not exposed to.
-_KERNEL_ENV = {"KINETO_LOG_LEVEL": "6"}
-_NBCONVERT_CONFIG = {"KernelManager": {"transport": "ipc"}}
-
-
-def _quiet_notebook_kernel(config_dir: Path) -> None:
-    """Set up the notebook kernel that mkdocs-jupyter starts (a child of this process) so that
-    it logs nothing: the environment it inherits, and an nbconvert configuration file, the only
-    setting mkdocs-jupyter reads (from ``JUPYTER_CONFIG_PATH``). A reader's own settings win."""
-    for name, value in _KERNEL_ENV.items():
-        os.environ.setdefault(name, value)
-    config_dir.mkdir(parents=True, exist_ok=True)
-    config_file = config_dir / "jupyter_nbconvert_config.json"
-    text = json.dumps(_NBCONVERT_CONFIG)
-    if not config_file.exists() or config_file.read_text(encoding="utf-8") != text:
-        config_file.write_text(text, encoding="utf-8")
-    paths = os.environ.get("JUPYTER_CONFIG_PATH", "").split(os.pathsep)
-    if str(config_dir) not in paths:
-        os.environ["JUPYTER_CONFIG_PATH"] = os.pathsep.join([*filter(None, paths), str(config_dir)])
 
 
 _build: SiteBuild | None = None  # the build under way: made by on_config, dropped at its end
@@ -328,6 +340,23 @@ def on_files(files: Files, *, config: MkDocsConfig) -> Files:
     return _build.add_files(files, config)
 
 
+@event_priority(-100)  # after every plugin's files
+def on_nav(nav: Navigation, *, config: MkDocsConfig, files: Files) -> Navigation:
+    _build.record_files(files, config)
+    return nav
+
+
+@event_priority(-100)  # after mkdocs-jupyter has set the page's rendering up
+def on_pre_page(page: Page, *, config: MkDocsConfig, files: Files) -> Page:
+    _build.lab_page(page)
+    return page
+
+
+def on_post_template(output_content: str, *, template_name: str, config: MkDocsConfig) -> str:
+    _build.outputs.written(template_name, output_content.encode("utf-8", "xmlcharrefreplace"))
+    return output_content
+
+
 def on_page_markdown(markdown: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
     return _build.page_markdown(markdown, page)
 
@@ -345,14 +374,19 @@ def on_page_context(
     """Put the page's cards and quizzes in place, once the search has indexed the page without
     them: each card and question gets a search entry of its own instead (see
     :func:`on_post_build`), which links to it, and Material's search never parses their markup.
-    A Markdown page's content is checked for script in the background."""
-    _build.page_context(page)
+    A Markdown page's content is checked for script in the background. The page-only
+    stylesheets and scripts it uses go to the template (:mod:`tools.site.assets`)."""
+    context.update(_build.page_context(page))
     return context
 
 
 def on_post_page(output: str, *, page: Page, config: MkDocsConfig) -> str:
-    """Check the built page for remote loads, in the background."""
+    """Check the whole built page, in the background, for remote loads and for script that is
+    not the theme's own: the theme's partials, ``overrides/`` and the settings they print are
+    scanned like the content."""
     _build.check_later("remote-loads", output, offline.remote_loads, page)
+    _build.check_later("built-page-script", output, offline.built_page_active_content, page)
+    _build.outputs.written(page.file.dest_uri, output.encode("utf-8", "xmlcharrefreplace"))
     return output
 
 
@@ -388,5 +422,10 @@ def _refuse(kind: str, src_uri: str, found: list[str]) -> None:
         raise PluginError(
             f"docs/{src_uri}: raw HTML that would run script: {found[0]} "
             "(write it as text or in code)"
+        )
+    if kind == "built-page-script":
+        raise PluginError(
+            f"docs/{src_uri}: the built page would run script that is not the theme's own: "
+            f"{found[0]} (from overrides/, a theme setting or an extra: setting in mkdocs.yml)"
         )
     raise PluginError(f"docs/{src_uri} would load from outside the site: {found[0]}")

@@ -1,5 +1,6 @@
 """The site built by MkDocs in the CLI's own process, so its hook reuses the course the CLI
-checked (:func:`tools.course.check.load_checked_course`) instead of parsing it again.
+checked (:func:`tools.course.check.load_checked_course`) instead of parsing it again; and the
+live preview (:func:`serve`), which checks the course the same way before each rebuild.
 
 MkDocs is imported only when the build runs: the CLI starts parsing the course first, and the
 pages parse in the background while MkDocs loads.
@@ -7,11 +8,17 @@ pages parse in the background while MkDocs loads.
 
 from __future__ import annotations
 
+import contextlib
+import html
 import logging
 import os
+import shutil
 import sys
-from collections.abc import Callable
+import tempfile
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
 
 from tools.build import buildinfo
 from tools.course.model import Course
@@ -27,16 +34,12 @@ def build(
     """``mkdocs build --strict`` of ``config_file`` into ``site_dir``, in this process, once
     ``checked()`` (the course, parsed in the background while MkDocs loads; None after it
     reported its problems) has no problems.
-
-    Run from the course's folder, as ``mkdocs build`` would: some paths in ``mkdocs.yml``
-    (pymdownx.snippets' ``base_path``, the notebook cache) are relative to the working directory.
     """
-    env = {"NO_MKDOCS_2_WARNING": "1", buildinfo.STRICT_RESULTS_ENV: "1" if strict_results else ""}
-    saved = {name: os.environ.get(name) for name in env}
-    os.environ.update(env)
-    handler = _mkdocs_log_handler()
-    cwd = Path.cwd()
-    os.chdir(config_file.parent)
+    with _mkdocs_process(config_file, strict_results):
+        return _build(config_file, site_dir, checked)
+
+
+def _build(config_file: Path, site_dir: Path, checked: Callable[[], Course | None]) -> Course:
     try:
         from mkdocs.commands.build import build
         from mkdocs.config import load_config
@@ -60,6 +63,24 @@ def build(
     except MkDocsException as exc:
         print(f"ERROR   -  {exc}", file=sys.stderr)
         raise SystemExit(f"mkdocs build failed; {site_dir.name} was discarded") from None
+
+
+@contextlib.contextmanager
+def _mkdocs_process(config_file: Path, strict_results: bool) -> Iterator[None]:
+    """MkDocs' settings for this process while it builds, undone after: its environment, its
+    messages on stderr, and the course's folder as the working directory.
+
+    Run from the course's folder, as ``mkdocs build`` would: some paths in ``mkdocs.yml``
+    (pymdownx.snippets' ``base_path``, the notebook cache) are relative to the working directory.
+    """
+    env = {"NO_MKDOCS_2_WARNING": "1", buildinfo.STRICT_RESULTS_ENV: "1" if strict_results else ""}
+    saved = {name: os.environ.get(name) for name in env}
+    os.environ.update(env)
+    handler = _mkdocs_log_handler()
+    cwd = Path.cwd()
+    os.chdir(config_file.parent)
+    try:
+        yield
     finally:
         os.chdir(cwd)
         logging.getLogger("mkdocs").removeHandler(handler)
@@ -68,6 +89,133 @@ def build(
                 os.environ.pop(name, None)
             else:
                 os.environ[name] = value
+
+
+def serve(
+    config_file: Path, problems: Callable[[], str | None], *, dev_addr: str | None = None
+) -> None:
+    """``mkdocs serve`` of ``config_file``, built as :func:`build` builds (strict, after
+    ``problems()`` has printed the course's warnings and problems and returned those problems,
+    or None), until Ctrl-C.
+
+    A build that fails leaves the server answering every page at once with an error page that
+    holds the failure (the course's ``path:line: message`` lines) and reloads itself when a
+    later build succeeds. MkDocs' own server would hold each request until a build succeeds.
+    """
+    with _mkdocs_process(config_file, strict_results=False):
+        from mkdocs.config import load_config
+
+        site_dir = tempfile.mkdtemp(prefix="course-serve-")
+        overrides = {"dev_addr": dev_addr} if dev_addr else {}
+
+        def load() -> Any:
+            return load_config(str(config_file), site_dir=site_dir, strict=True, **overrides)
+
+        config = load()
+        config.plugins.on_startup(command="serve", dirty=False)
+        host, port = config.dev_addr
+        mount = urlsplit(config.site_url or "/").path
+        server = _server_class()(
+            builder=lambda: None, host=host, port=port, root=site_dir, mount_path=mount
+        )
+        serve_url = server.url
+        server.builder = lambda: server.rebuild(load, problems, serve_url)
+        try:
+            server.rebuild(lambda: config, problems, serve_url)
+            for path in _watched(config):
+                server.watch(path)
+            server = config.plugins.on_serve(server, config=config, builder=server.builder)
+            try:
+                server.serve()
+            except KeyboardInterrupt:
+                logging.getLogger("mkdocs").info("Shutting down...")
+            finally:
+                server.shutdown()
+        finally:
+            config.plugins.on_shutdown()
+            shutil.rmtree(site_dir, ignore_errors=True)
+
+
+def _watched(config: Any) -> Iterable[str]:
+    """What a change rebuilds the site for: the pages, ``mkdocs.yml`` and its ``watch:`` list."""
+    yield config.docs_dir
+    if config.config_file_path:
+        yield config.config_file_path
+    yield from config.watch
+
+
+def _server_class() -> type:
+    """MkDocs' live-reload server, answering with :func:`error_page` while the last build failed.
+    Made on first use: MkDocs is imported only when a command needs it."""
+    from mkdocs.livereload import LiveReloadServer
+
+    class Server(LiveReloadServer):
+        failure: str | None = None  # the last build's error, while it stands
+
+        def rebuild(self, load: Callable[[], Any], problems: Callable, serve_url: str) -> None:
+            """Check and build; a failure is kept for the pages, never raised: MkDocs' loop
+            would then hold every request until the next build succeeds."""
+            self.failure = problems()  # printed, with the warnings, as build prints them
+            if self.failure is None:
+                self.failure = _mkdocs_failure(load, serve_url)
+            if self.failure is not None:
+                print("build failed: the browser shows why until a build succeeds", file=sys.stderr)
+
+        def serve_request(self, environ: dict, start_response: Callable) -> Iterable[bytes]:
+            if self.failure is None or environ.get("PATH_INFO", "").startswith("/livereload/"):
+                return super().serve_request(environ, start_response)
+            with self._epoch_cond:
+                epoch = self._visible_epoch
+            body = self._inject_js_into_html(error_page(self.failure).encode(), epoch)
+            start_response(
+                "500 Internal Server Error",
+                [("Content-Type", "text/html; charset=utf-8"), ("Content-Length", str(len(body)))],
+            )
+            return [body]
+
+    return Server
+
+
+def _mkdocs_failure(load: Callable[[], Any], serve_url: str) -> str | None:
+    """Build the site as MkDocs serves it; why it failed (as MkDocs logged it), or None."""
+    from mkdocs.commands.build import build as mkdocs_build
+
+    said = _Said()  # MkDocs logs why a build stopped, then raises a bare "Aborted"
+    logging.getLogger("mkdocs").addHandler(said)
+    try:
+        config = load()
+        config.site_url = serve_url
+        mkdocs_build(config, serve_url=serve_url)
+    except (Exception, SystemExit) as exc:  # any failure is shown
+        if not said.lines:  # else MkDocs has printed it
+            print(f"ERROR   -  {exc}", file=sys.stderr)
+        return "\n".join([*said.lines, str(exc) or type(exc).__name__])
+    finally:
+        logging.getLogger("mkdocs").removeHandler(said)
+    return None
+
+
+class _Said(logging.Handler):
+    """MkDocs' warnings and errors during one build, for the error page."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.lines: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.lines.append(f"{record.levelname}: {record.getMessage()}")
+
+
+def error_page(failure: str) -> str:
+    """The page every address answers with while the site does not build: the failure as text
+    (each course problem as ``path:line: message``), escaped, and nothing it would load."""
+    return (
+        '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        "<title>Build failed</title></head>\n<body>\n<h1>The site does not build</h1>\n"
+        "<p>Fix what is named below and save: this page reloads once the site builds.</p>\n"
+        f'<pre style="white-space:pre-wrap">{html.escape(failure)}</pre>\n</body></html>\n'
+    )
 
 
 def _mkdocs_log_handler() -> logging.Handler:

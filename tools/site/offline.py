@@ -37,6 +37,7 @@ from selectolax.lexbor import LexborHTMLParser
 
 from tools.course.links import LINK_SCHEMES
 from tools.course.sanitize import css_addresses, leaves, normalised_url
+from tools.course.sanitize import off_site as sanitize_off_site
 
 _REMOTE_SCRIPT = re.compile(
     r"<script\b[^>]*\bsrc=[\"'](?:https?://[^\"']*)?[\"'][^>]*>\s*</script>\s*"
@@ -77,6 +78,20 @@ NOTEBOOK_SCRIPTS = {
     "5cf2a413795fed9c",  # MathJax configuration (inert: MathJax is never loaded)
     "0bb1ad5d2574f666",  # Mermaid diagrams (none: cells may not carry its classes)
 }
+# The inline scripts of Material 9.8's templates (sha256 of their text, the base address its
+# first one holds written as BASE): with mkdocs-jupyter's, the only inline scripts a whole built
+# page may hold. The rest of a page (the theme, its overrides/ and the settings that reach
+# them, such as the copyright or extra.homepage) is scanned like the content, so a script that
+# comes from there fails the build. A new Material fails it until its scripts are read and
+# listed here.
+THEME_SCRIPTS = {
+    "9e2703283f0df807",  # __md_scope and Material's storage helpers
+    "0eb10c249dbdb0be",  # the stored colour palette
+    "ffcc0f7735fdab43",  # opening the <details> a link's fragment names
+}
+# <script type=...> that browsers never run: a data block (Material's __config).
+_DATA_SCRIPT_TYPES = {"application/json"}
+_SCOPE_BASE = re.compile(r'new URL\("[^"\\]*",location\)')
 _URL_ATTRIBUTES = {"href", "src", "action", "formaction", "xlink:href", "data", "poster"}
 # Attributes that can make a tag load something (the rest need no look for remote loads).
 _CANDIDATES = _LOAD_ATTRIBUTES | {"href", "xlink:href", "style", "ping"}
@@ -104,8 +119,34 @@ def notebook_active_content(html: str) -> list[str]:
     return _scan(html, known_scripts=NOTEBOOK_SCRIPTS)[1]
 
 
+def built_page_active_content(html: str) -> list[str]:
+    """Every script, handler or script address in a whole built page, apart from the theme's
+    and mkdocs-jupyter's known inline scripts, data blocks, ``<meta>`` that only describes the
+    page, and scripts loaded from the site itself (its files are checked where they come from:
+    ``extra.course.active_files``, the theme's own)."""
+    return _scan(html, known_scripts=THEME_SCRIPTS | NOTEBOOK_SCRIPTS, whole_page=True)[1]
+
+
 def script_digest(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+def _theme_script_digest(text: str) -> str:
+    """:func:`script_digest` with the base address of Material's first script left out (it is
+    ``.``, ``..`` or the site's path, by page)."""
+    return script_digest(_SCOPE_BASE.sub('new URL("BASE",location)', text))
+
+
+def _passive_in_page(tag: str, attrs: dict[str, str | None]) -> bool:
+    """A ``<meta>`` that only describes the page, a data block, or a script file of the site."""
+    if tag == "meta":
+        return "http-equiv" not in attrs
+    if tag != "script":
+        return False
+    if (attrs.get("type") or "").strip().lower() in _DATA_SCRIPT_TYPES:
+        return True
+    src = attrs.get("src")
+    return bool(src) and not sanitize_off_site(src)
 
 
 def _script_address(name: str, url: str) -> bool:
@@ -122,7 +163,7 @@ def _script_address(name: str, url: str) -> bool:
 
 
 def _scan(
-    html: str, known_scripts: frozenset[str] | set[str] = frozenset()
+    html: str, known_scripts: frozenset[str] | set[str] = frozenset(), *, whole_page: bool = False
 ) -> tuple[list[str], list[str]]:
     """``(remote loads, active content)`` of ``html``, read into elements as a browser reads it.
 
@@ -141,7 +182,12 @@ def _scan(
         # nothing; the tag is only written out for a message.
         attrs = node.attributes
         found_active = tag in _ACTIVE_TAGS
-        if tag == "script" and script_digest(node.text(deep=True)) in known_scripts:
+        if tag == "script" and known_scripts:
+            text = node.text(deep=True)
+            digest = _theme_script_digest(text) if whole_page else script_digest(text)
+            if digest in known_scripts and not attrs.get("src"):
+                found_active = False
+        if whole_page and found_active and _passive_in_page(tag, attrs):
             found_active = False
         found_remote = False
         for name, value in attrs.items():

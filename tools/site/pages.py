@@ -325,15 +325,13 @@ def render_quiz(quiz: Quiz, *, page: str = "") -> str:
     """A quiz: one ``<fieldset>`` per question, options as buttons, the answer in a ``<details>``.
 
     The correct index sits in ``data-answer`` for the script; without the script, "Show answer"
-    reveals the correct option and the explanation. Interface strings travel as data attributes
-    in the quiz's language, so the script holds no text of its own.
+    reveals the correct option and the explanation. Interface strings travel as data attributes,
+    the quiz's own in its language and each question's in the question's, so the script holds no
+    text of its own.
     """
     text = UI_TEXT[quiz.lang]
     title_id = f"quiz-{quiz.quiz_id}-title"
-    data = "".join(
-        f' data-text-{key.replace("_", "-")}="{escape(text[key])}"'
-        for key in ("correct", "incorrect", "your_answer", "right_option")
-    )
+    data = _ui_data(text)
     parts = [
         f'<section class="quiz" id="quiz-{escape(quiz.quiz_id)}" '
         f'data-quiz-id="{escape(quiz.quiz_id)}"{_lang_attrs(quiz.lang)} '
@@ -343,7 +341,7 @@ def render_quiz(quiz: Quiz, *, page: str = "") -> str:
     ]
     total = len(quiz.questions)
     for number, question in enumerate(quiz.questions, 1):
-        parts.append(_question(question, number, quiz.lang, page))
+        parts.append(_question(question, number, page))
     parts.append(
         '<div class="quiz-footer" hidden>\n'
         f'<p class="quiz-score" aria-live="polite" aria-atomic="true">{escape(text["score"])}: '
@@ -355,19 +353,28 @@ def render_quiz(quiz: Quiz, *, page: str = "") -> str:
     return "\n".join(parts)
 
 
-def _question(question: Question, number: int, quiz_lang: str, page: str) -> str:
+def _ui_data(text: dict[str, str]) -> str:
+    """The strings the script shows after an answer, as ``data-text-*`` attributes."""
+    return "".join(
+        f' data-text-{key.replace("_", "-")}="{escape(text[key])}"'
+        for key in ("correct", "incorrect", "your_answer", "right_option")
+    )
+
+
+def _question(question: Question, number: int, page: str) -> str:
     """One question, laid out in its prompt's direction (number, options, marks).
 
-    Each piece of text inside carries its own language and direction; interface strings are in
-    the quiz's language, so an English question of an Urdu quiz still says "Show answer" in Urdu.
+    Each piece of text inside carries its own language and direction, and its interface strings
+    ("Show answer", "Correct", ...) are in the prompt's language: an English question of an Urdu
+    quiz says "Show answer" in English, beside the text a reader of it reads.
     """
-    text = UI_TEXT[quiz_lang]
-    ui = _lang_attrs(quiz_lang)
     anchor = escape(question.anchor)
     prompt_lang = script_lang(question.prompt)
+    text = UI_TEXT[prompt_lang]
+    ui = _lang_attrs(prompt_lang)
     parts = [
         f'<fieldset class="quiz-question" id="{anchor}" data-answer="{question.answer}"'
-        f"{_lang_attrs(prompt_lang)}>",
+        f"{_lang_attrs(prompt_lang)}{_ui_data(text)}>",
         f'<legend class="quiz-prompt"><span class="quiz-number">{number}.</span> '
         f'<span class="quiz-prompt-text"{_lang_attrs(prompt_lang)}>'
         f"{_item_html(question.prompt, inline=True, page=page)}</span></legend>",

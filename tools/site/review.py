@@ -75,6 +75,8 @@ def review_data(notes: list[NoteItem], page_url: str) -> tuple[dict, dict]:
             shown |= {
                 "front": _piece(item.prompt, page.docs_path),
                 "options": [_piece(option.text, page.docs_path) for option in item.options],
+                # The labels the explanation names the options by (the model's shown order).
+                "labels": [item.label(index) for index in range(len(item.options))],
                 "answer": item.answer,
                 "back": _piece(item.explanation, page.docs_path, inline=False),
             }
@@ -92,13 +94,18 @@ def site_files(notes: list[NoteItem], page_url: str) -> dict[str, str]:
 
 
 def anki_script(apkg: bytes) -> str:
-    """The script that hands the browser the collection database of the built deck ``apkg``.
+    """The script that hands the browser the built deck ``apkg``: its collection database and
+    every other entry (the media index and the font files), so the browser's package carries
+    the same media as the command's.
 
     Base64 in a script, not the file itself: ``fetch()`` of a local file fails from ``file://``.
     """
     with zipfile.ZipFile(io.BytesIO(apkg)) as archive:
-        database = archive.read("collection.anki2")
-    return _script("CourseReviewAnki", {"collection": base64.b64encode(database).decode()})
+        entries = {
+            name: base64.b64encode(archive.read(name)).decode() for name in archive.namelist()
+        }
+    database = entries.pop("collection.anki2")
+    return _script("CourseReviewAnki", {"collection": database, "media": entries})
 
 
 def _script(name: str, value: object) -> str:

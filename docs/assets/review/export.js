@@ -2,19 +2,26 @@
  * Progress as an Anki package with its schedule, made in the browser: the Review page's
  * "Export for Anki" button.
  *
- * Loaded with sql.js (vendored, SQLite compiled to WebAssembly) and the course deck's collection
- * (assets/review/anki.js, generated from the built deck) only when that button is used. The deck
- * keeps every note's GUID, note type and deck; sql.js writes each reviewed card's schedule and
- * FSRS memory state into its row and its reviews into revlog, and the package is that database
- * in a zip with an empty media list. The rules are those of tools/anki/progress.py (read there
- * why: the creation time is the first review day's start, so Anki's importer keeps each due
- * day); tests/test_progress.py imports both results with the Anki library.
+ * Loaded with sql.js (vendored, SQLite compiled to WebAssembly) and the course deck
+ * (assets/review/anki.js, generated from the built deck: its collection, media index and font
+ * files) only when that button is used. The deck keeps every note's GUID, note type and deck;
+ * sql.js writes each reviewed card's schedule and FSRS memory state into its row and its reviews
+ * into revlog, and the package is that database in a zip with the deck's media, the Urdu font
+ * included. The rules are those of tools/anki/progress.py and progress_apkg.py (read there why:
+ * the columns of a card, the creation time as the first review day's start, revlog ids in one
+ * pass over the sorted times); tests/test_progress_browser.py imports this package with the Anki
+ * library. Anki's importer brings this schedule only into a collection without the course's
+ * deck; the page says so, and names the command that writes into one that has it.
  */
 (function () {
   "use strict";
 
   var DAY_START_HOURS = 4;
+  var DAY = 24 * 3600 * 1000;
   var DESIRED_RETENTION = 0.9;
+  var DECAY = 0.1542; // FSRS-6's default decay (ts-fsrs's w[20]), stored by Anki with the state
+  var LEARNING_STEPS = 2; // ts-fsrs's default steps, 1m 10m (Anki's too); relearning: 10m
+  var RELEARNING_STEPS = 1;
 
   // --- days, as Anki and the site count them (local time, from 4 a.m.) ------------------------
 
@@ -42,60 +49,87 @@
     return kinds;
   }
 
-  // {crt, columns: {guid: row}, revlog: [[id, guid, ease, ivl, type]]} for the reviewed cards.
-  function scheduleRows(cards, now) {
-    var reviewed = Object.keys(cards).filter(function (guid) {
-      return cards[guid].log.length && cards[guid].state;
+  function lastReview(card) {
+    return Date.parse(card.log.length ? card.log[card.log.length - 1][0] : card.last_review);
+  }
+
+  // Anki's columns for a reviewed card in a collection whose today is day ``todayNumber`` at
+  // ``now`` (progress.py's anki_columns); lastIvl is for its last revlog row.
+  function ankiColumns(card, todayNumber, now) {
+    var dueMs = Date.parse(card.due);
+    var lastMs = lastReview(card);
+    var dueDay = todayNumber + daysBetween(reviewDay(now), reviewDay(dueMs));
+    var state = card.state;
+    var ivl = state === 2 || state === 3 ? Math.max(1, Math.ceil(card.scheduled_days)) : 0;
+    var queue, due, lastIvl;
+    if (state === 2) {
+      queue = 2;
+      due = dueDay;
+      lastIvl = ivl;
+    } else if (dueMs - lastMs < DAY) {
+      queue = 1;
+      due = Math.floor(dueMs / 1000);
+      lastIvl = -Math.max(1, Math.floor((dueMs - lastMs) / 1000));
+    } else {
+      queue = 3;
+      due = dueDay;
+      lastIvl = Math.max(1, ivl);
+    }
+    var steps = state === 1 ? LEARNING_STEPS : RELEARNING_STEPS;
+    var memory = { s: card.stability, d: card.difficulty, dr: DESIRED_RETENTION, decay: DECAY, lrt: Math.floor(lastMs / 1000) };
+    return {
+      type: state,
+      queue: queue,
+      due: due,
+      ivl: ivl,
+      factor: state === 2 || state === 3 ? 2500 : 0,
+      reps: Math.floor(card.reps),
+      lapses: Math.floor(card.lapses),
+      left: state === 1 || state === 3 ? Math.max(1, steps - Math.floor(card.learning_steps)) : 0,
+      data: JSON.stringify(memory),
+      lastIvl: lastIvl,
+    };
+  }
+
+  // [id, guid, ease, ivl, type, time] of every review: ids are unique times in ms, reviews that
+  // share a millisecond taking the next free ones in one pass over the sorted times (a search for
+  // a free id per review is quadratic when many share one).
+  function revlogRows(cards, lastIvls) {
+    var rows = [];
+    Object.keys(cards).forEach(function (guid) {
+      var log = cards[guid].log;
+      var kinds = revlogKinds(log);
+      for (var i = 0; i < log.length; i += 1) {
+        var took = log[i].length > 2 ? Math.floor(log[i][2]) : 0;
+        rows.push([Date.parse(log[i][0]), guid, log[i][1], i === log.length - 1 ? lastIvls[guid] : 0, kinds[i], took]);
+      }
     });
+    rows.sort(function (a, b) {
+      return a[0] - b[0];
+    });
+    for (var j = 1; j < rows.length; j += 1) rows[j][0] = Math.max(rows[j][0], rows[j - 1][0] + 1);
+    return rows;
+  }
+
+  // {crt, columns: {guid: row}, revlog} for the reviewed cards (progress_apkg.py's schedule_rows).
+  function scheduleRows(cards, now) {
+    var reviewed = {};
     var first = reviewDay(now);
-    reviewed.forEach(function (guid) {
-      var day = reviewDay(Date.parse(cards[guid].log[0][0]));
+    Object.keys(cards).forEach(function (guid) {
+      var card = cards[guid];
+      if (!card.log.length || !card.state) return;
+      reviewed[guid] = card;
+      var day = reviewDay(Date.parse(card.log[0][0]));
       if (daysBetween(day, first) > 0) first = day;
     });
-    var today = reviewDay(now);
-    var tomorrow = dayStart(reviewDay(dayStart(today) + 36 * 3600 * 1000));
+    var todayNumber = daysBetween(first, reviewDay(now));
     var columns = {};
-    var revlog = [];
-    var used = {};
-    reviewed.forEach(function (guid) {
-      var card = cards[guid];
-      var dueMs = Date.parse(card.due);
-      var dueDay = daysBetween(first, reviewDay(dueMs));
-      var ivl = card.state === 2 || card.state === 3 ? Math.max(1, Math.ceil(card.scheduled_days)) : 0;
-      var queue, due, lastIvl;
-      if (card.state === 2) {
-        queue = 2;
-        due = dueDay;
-        lastIvl = ivl;
-      } else if (dueMs < tomorrow) {
-        queue = 1;
-        due = Math.floor(dueMs / 1000);
-        lastIvl = -Math.max(1, Math.floor((dueMs - Date.parse(card.log[card.log.length - 1][0])) / 1000));
-      } else {
-        queue = 3;
-        due = dueDay;
-        lastIvl = ivl || 1;
-      }
-      columns[guid] = {
-        type: card.state,
-        queue: queue,
-        due: due,
-        ivl: ivl,
-        factor: card.state === 2 || card.state === 3 ? 2500 : 0,
-        reps: card.reps,
-        lapses: card.lapses,
-        left: queue === 1 || queue === 3 ? 1001 : 0,
-        data: JSON.stringify({ s: card.stability, d: card.difficulty, dr: DESIRED_RETENTION }),
-      };
-      var kinds = revlogKinds(card.log);
-      card.log.forEach(function (entry, i) {
-        var stamp = Date.parse(entry[0]);
-        while (used[stamp]) stamp += 1; // revlog ids are unique times in ms
-        used[stamp] = true;
-        revlog.push([stamp, guid, entry[1], i === card.log.length - 1 ? lastIvl : 0, kinds[i]]);
-      });
+    var lastIvls = {};
+    Object.keys(reviewed).forEach(function (guid) {
+      columns[guid] = ankiColumns(reviewed[guid], todayNumber, now);
+      lastIvls[guid] = columns[guid].lastIvl;
     });
-    return { crt: Math.floor(dayStart(first) / 1000), columns: columns, revlog: revlog };
+    return { crt: Math.floor(dayStart(first) / 1000), columns: columns, revlog: revlogRows(reviewed, lastIvls) };
   }
 
   // --- the package ----------------------------------------------------------------------------
@@ -135,10 +169,10 @@
       });
       update.free();
       var insert = db.prepare(
-        "INSERT INTO revlog (id, cid, usn, ease, ivl, lastIvl, factor, time, type) VALUES (?, ?, -1, ?, ?, 0, 0, 0, ?)"
+        "INSERT INTO revlog (id, cid, usn, ease, ivl, lastIvl, factor, time, type) VALUES (?, ?, -1, ?, ?, 0, 0, ?, ?)"
       );
       rows.revlog.forEach(function (r) {
-        if (r[1] in ids) insert.run([r[0], ids[r[1]], r[2], r[3], r[4]]);
+        if (r[1] in ids) insert.run([r[0], ids[r[1]], r[2], r[3], r[5], r[4]]);
       });
       insert.free();
       db.run("COMMIT");
@@ -199,12 +233,17 @@
     return new Blob(parts.concat(central, [new Uint8Array(end.buffer)]), { type: "application/octet-stream" });
   }
 
-  // The .apkg of ``cards`` (store.js's shape) at ``now``: a promise of {blob, scheduled}.
+  // The .apkg of ``cards`` (store.js's shape) at ``now``: a promise of {blob, scheduled}. The
+  // deck's other entries (the media index, the font files) go in as the deck has them.
   function toApkg(cards, now) {
     return window.initSqlJs().then(function (SQL) {
-      var made = collection(SQL, window.CourseReviewAnki, cards, now);
-      var media = new TextEncoder().encode("{}");
-      return { blob: zip([["collection.anki2", made.bytes], ["media", media]]), scheduled: made.scheduled };
+      var deck = window.CourseReviewAnki;
+      var made = collection(SQL, deck, cards, now);
+      var entries = [["collection.anki2", made.bytes]];
+      Object.keys(deck.media).forEach(function (name) {
+        entries.push([name, fromBase64(deck.media[name])]);
+      });
+      return { blob: zip(entries), scheduled: made.scheduled };
     });
   }
 

@@ -2,8 +2,9 @@
  * The review page: one due item at a time, graded with Anki's keys, scheduled by ts-fsrs.
  *
  * Loaded by store.js only on the page that has the #course-review container, after the vendored
- * ts-fsrs (window.FSRS), the shared scheduling (schedule.js, window.CourseSchedule) and the
- * items' HTML (window.CourseReviewContent). The items' HTML is the site renderer's output for the
+ * ts-fsrs (window.FSRS), the shared scheduling (schedule.js, window.CourseSchedule), the
+ * items' HTML (window.CourseReviewContent) and the progress files' code (transfer.js,
+ * window.CourseReviewTransfer). The items' HTML is the site renderer's output for the
  * course text, built with the site; the interface text is set with textContent.
  *
  * Keys: Space or Enter shows the answer, then grades with the highlighted grade (Good unless a
@@ -20,7 +21,8 @@
   var AGAIN = schedule.AGAIN;
   var KINDS = { flashcard: "Flashcard", quiz: "Quiz question" };
   var MINUTE = 60 * 1000;
-  var MAX_IMPORT_BYTES = 8 * 1024 * 1024; // tools/anki/progress.py's limit: far above a course's reviews
+  var MAX_ANSWER_MS = 60 * 1000; // Anki's default cap on a review's answer time
+  var transfer = window.CourseReviewTransfer;
   var review = schedule.review;
   var intervals = schedule.intervals;
   var formatInterval = schedule.formatInterval;
@@ -157,12 +159,13 @@
     });
     app.ui.perDay = perDay;
     var exportButton = el("button", { type: "button", class: "md-button", text: "Export progress" });
+    var page = { notify: notify, complain: complain, render: render };
     exportButton.addEventListener("click", function () {
-      exportProgress(app);
+      transfer.exportProgress(app, page);
     });
     var ankiButton = el("button", { type: "button", class: "md-button", text: "Export for Anki (.apkg)" });
     ankiButton.addEventListener("click", function () {
-      exportForAnki(app, ankiButton);
+      transfer.exportForAnki(app, page, ankiButton);
     });
     var importInput = el("input", {
       type: "file",
@@ -173,7 +176,7 @@
     importInput.addEventListener("change", function () {
       var file = importInput.files && importInput.files[0];
       importInput.value = "";
-      if (file) importFile(app, file);
+      if (file) transfer.importFile(app, page, file);
     });
     var importButton = el("button", { type: "button", class: "md-button", text: "Import progress…" });
     importButton.addEventListener("click", function () {
@@ -187,6 +190,7 @@
       el("summary", { text: "Progress and settings" }),
       el("p", {}, [el("label", { for: perDay.id, text: "New items per day " }), perDay]),
       el("p", { class: "course-review-actions" }, [exportButton, ankiButton, importButton, importInput, resetButton]),
+      transfer.restoreView(app, page),
       app.ui.notice,
     ]);
   }
@@ -207,8 +211,8 @@
   // The queue at ``now``, after writing its counts on the page and in the header.
   function showCounts(app, now) {
     var q = store.queue(app.index, app.state, now, app.filter);
-    app.ui.counts.textContent = q.due + " due · " + q.fresh + " new";
-    store.updateBadge(); // the header counts what is due, as "N due" here does unfiltered
+    app.ui.counts.textContent = store.waitingText(q);
+    store.updateBadge(); // the header counts what waits, as this line does unfiltered
     return q;
   }
 
@@ -234,6 +238,7 @@
       revealed: false,
       chosen: null,
       preselect: null,
+      shown: Date.now(),
     };
     app.current = cur;
     app.ui.stage.appendChild(cardView(app, cur));
@@ -259,6 +264,8 @@
         "aria-keyshortcuts": String(i + 1),
       }, [
         el("kbd", { "aria-hidden": "true", text: String(i + 1) }),
+        el("span", { class: "course-review-option-label", lang: cur.data.lang,
+          text: cur.data.labels[i] }),
         piece("span", "course-review-option-text", option),
       ]);
       button.addEventListener("click", function () {
@@ -424,10 +431,11 @@
     if (!cur || !cur.revealed) return;
     var now = Date.now();
     var guid = cur.item.guid;
+    var took = Math.min(MAX_ANSWER_MS, Math.max(0, now - cur.shown));
     try {
       // Graded on the item's review as stored now, which another tab may have just added to.
       save(app, function (state) {
-        state.cards[guid] = review(state.cards[guid], rating, now);
+        state.cards[guid] = review(state.cards[guid], rating, now, took);
       });
     } catch (error) {
       skip(app, cur, error);
@@ -486,135 +494,11 @@
     render(app, false);
   }
 
-  function download(blob, name) {
-    var link = el("a", { href: URL.createObjectURL(blob), download: name });
-    document.body.appendChild(link);
-    link.click();
-    link.remove();
-    setTimeout(function () {
-      URL.revokeObjectURL(link.href);
-    }, 1000);
-  }
-
-  function exportProgress(app) {
-    var now = Date.now();
-    download(new Blob([store.serialize(app.state, now)], { type: "application/json" }), "course-review-" + store.dayKey(now) + ".json");
-    notify(app, "Progress exported.");
-  }
-
-  // The progress as an Anki package with its schedule (export.js, with sql.js and the deck's
-  // collection, loaded now and not before). The time it took is kept on the button for tests.
-  function exportForAnki(app, button) {
-    var started = performance.now();
-    var now = Date.now();
-    button.disabled = true;
-    notify(app, "Preparing the Anki package…");
-    store
-      .need(["initSqlJs", "CourseReviewAnki", "CourseAnkiExport"])
-      .then(function () {
-        return window.CourseAnkiExport.toApkg(app.state.cards, now);
-      })
-      .then(function (made) {
-        download(made.blob, "course-review-" + store.dayKey(now) + ".apkg");
-        button.setAttribute("data-ms", String(Math.round(performance.now() - started)));
-        notify(
-          app,
-          "Exported " + made.scheduled + " reviewed items with their schedule. In Anki, use File › Import " +
-            "and tick “Import any learning progress”; the course's notes are matched, not duplicated."
-        );
-      })
-      .catch(function (error) {
-        complain(app, "Could not make the Anki package: " + error.message + ". Your progress was not changed.");
-      })
-      .then(function () {
-        button.disabled = false;
-      });
-  }
-
-  // Throws, naming the item, if the scheduler fails on any imported item: an import that could
-  // not be reviewed is refused as a whole, like one that does not parse.
-  function checkSchedules(state, now) {
-    Object.keys(state.cards).forEach(function (guid) {
-      try {
-        intervals(state.cards[guid], now);
-      } catch (error) {
-        throw new Error("the item " + JSON.stringify(guid) + " cannot be scheduled (" + error.message + ")");
-      }
-    });
-  }
-
-  function importFile(app, file) {
-    if (file.size > MAX_IMPORT_BYTES) {
-      complain(
-        app,
-        "Could not import " + file.name + ": it is " + Math.ceil(file.size / 1024) + " KB, more than a progress " +
-          "file can be (" + MAX_IMPORT_BYTES / 1024 / 1024 + " MB). Your progress was not changed."
-      );
-      return;
-    }
-    var reader = new FileReader();
-    reader.onload = function () {
-      var text = String(reader.result);
-      var refuse = function (why) {
-        complain(app, "Could not import " + file.name + ": " + why + ". Your progress was not changed.");
-      };
-      var imported;
-      try {
-        if (text.slice(0, 2) === "PK") {
-          throw new Error(
-            "it is an Anki package; turn it into a progress file first with " +
-              "python3 -m tools progress from-anki " + file.name
-          );
-        }
-        imported = store.parse(text, Date.now());
-        checkSchedules(imported, Date.now());
-        var guids = Object.keys(imported.cards);
-        var ours = app.index.items.filter(function (row) {
-          return imported.cards[row[0]];
-        }).length;
-        if (guids.length && !ours) {
-          throw new Error("none of its " + guids.length + " items is in this course (is it another course's?)");
-        }
-      } catch (error) {
-        refuse(error.message);
-        return;
-      }
-      var result = store.replace(imported);
-      if (!result.ok) {
-        refuse(
-          result.reason === "quota"
-            ? "it is too big for this browser's storage for this site (" +
-                Math.ceil(text.length / 1024) + " KB)"
-            : "this browser does not let the page store progress"
-        );
-        return;
-      }
-      app.state = imported;
-      app.pending = [];
-      app.skipped = {};
-      app.ui.perDay.value = String(app.state.settings.newPerDay);
-      var known = app.index.items.filter(function (row) {
-        return app.state.cards[row[0]];
-      }).length;
-      var unknown = Object.keys(app.state.cards).length - known;
-      render(app, false);
-      notify(
-        app,
-        "Imported progress for " + known + " items" +
-          (unknown ? "; " + unknown + " not in this version of the course are kept aside." : ".")
-      );
-    };
-    reader.onerror = function () {
-      complain(app, "Could not read " + file.name + ". Your progress was not changed.");
-    };
-    reader.readAsText(file);
-  }
-
   function resetProgress(app) {
     var question = "Forget all review progress kept in this browser? Export it first to keep a copy.";
     if (!window.confirm(question)) return;
     var empty = { settings: app.state.settings, cards: {} };
-    var result = store.replace(empty);
+    var result = store.replace(empty, "reset");
     if (!result.ok) {
       complain(app, "This browser did not let the page change its stored progress; nothing was reset.");
       return;
@@ -622,13 +506,14 @@
     app.state = empty;
     app.pending = [];
     render(app, false);
-    notify(app, "Progress reset.");
+    transfer.refresh(app);
+    notify(app, "Progress reset. What was here is kept as a backup that Restore brings back.");
   }
 
   // What the page found damaged in storage, in words, or "" (store.read).
   function damageReport(reading) {
-    var kept = " The stored text is kept as a backup (this site's storage, key " + store.BACKUP_KEY +
-      ") before anything is saved over it.";
+    var kept = " The stored text is kept as a backup before anything is saved over it (under Progress and " +
+      "settings, Restore brings it back).";
     if (reading.unreadable) {
       return "The review progress stored in this browser could not be read: " + reading.unreadable +
         ". The page starts without it." + kept;

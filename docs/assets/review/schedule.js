@@ -46,10 +46,13 @@
     };
   }
 
-  // The stored card after grading ``stored`` (undefined: a new item) with ``rating`` at ``now``.
-  function review(stored, rating, now) {
+  // The stored card after grading ``stored`` (undefined: a new item) with ``rating`` at ``now``;
+  // ``took`` (ms), where known, is how long the answer took, kept in the log for Anki's revlog.
+  function review(stored, rating, now, took) {
     var result = fsrs().next(toFsrsCard(stored, now), new Date(now), rating);
-    var log = (stored ? stored.log : []).concat([[new Date(now).toISOString(), rating]]);
+    var entry = [new Date(now).toISOString(), rating];
+    if (took != null) entry.push(took);
+    var log = (stored ? stored.log : []).concat([entry]);
     return toStored(result.card, log);
   }
 

@@ -3,16 +3,19 @@
  *
  * Progress is one JSON object in localStorage, keyed by the Anki notes' GUIDs (the list comes
  * from assets/review/index.js, generated from the deck's own item list). Each entry is the FSRS
- * card ts-fsrs returned at the last review plus a log of [time, grade] pairs. The queue is worked
+ * card ts-fsrs returned at the last review plus a log of [time, grade] or [time, grade, answer
+ * ms] entries. The queue is worked
  * out here and not stored: due items first (earliest first), then new items in course order, as
  * many as the daily limit still allows. An item is "new today" when its first review falls in
  * today; a day starts at 4 a.m. local time, as in Anki. Entries whose GUID the course no longer
  * has are kept (the item may come back) but never counted or shown.
  *
  * Nothing a learner did is lost: reading drops only the entries that are damaged, and the damaged
- * text is copied to a backup key before anything is stored over it; every save re-reads the
- * store and changes only the items it is about, so two tabs can grade at once; an import is
- * checked in full and stored as a whole or not at all.
+ * text is kept in a short ring of backups before anything is stored over it, as is the progress
+ * an import, a reset or a restore replaces; a later backup never overwrites an earlier one
+ * (only the oldest of the ring goes, and a text already kept is not kept twice). Every save
+ * re-reads the store and changes only the items it is about, so two tabs can grade at once; an
+ * import is checked in full and stored as a whole or not at all.
  *
  * The review page itself (assets/review/page.js) and its heavier scripts (ts-fsrs, the items'
  * HTML) load only where the page's container is, and the Anki export's (sql.js, the deck) only
@@ -24,7 +27,8 @@
   "use strict";
 
   var STORAGE_KEY = "course-review:v1";
-  var BACKUP_KEY = STORAGE_KEY + ":backup"; // the last damaged text found in STORAGE_KEY
+  var BACKUP_KEY = STORAGE_KEY + ":backup"; // the ring: a JSON list of {saved, why, text}, oldest first
+  var BACKUP_RING = 5;
   var FORMAT = "contributing-to-open-source-ml/review-progress";
   var VERSION = 1;
   var DEFAULT_NEW_PER_DAY = 20;
@@ -76,7 +80,8 @@
     if (!Array.isArray(card.log)) return "has no review log";
     for (var j = 0; j < card.log.length; j += 1) {
       var entry = card.log[j];
-      if (!Array.isArray(entry) || !isDate(entry[0]) || [1, 2, 3, 4].indexOf(entry[1]) < 0) {
+      var timed = entry && (entry.length === 2 || (entry.length === 3 && isCount(entry[2])));
+      if (!Array.isArray(entry) || !timed || !isDate(entry[0]) || [1, 2, 3, 4].indexOf(entry[1]) < 0) {
         return "has an invalid review log entry";
       }
     }
@@ -185,14 +190,59 @@
     return Boolean(error) && (error.name === "QuotaExceededError" || error.code === 22);
   }
 
+  // The backups kept, oldest first: [{saved, why, text}]. ``why`` is "damaged" (a text the page
+  // could not read whole), "import", "reset" or "restore" (the progress that action replaced).
+  // A text stored under BACKUP_KEY by an older version of this page is its one backup.
+  function backups() {
+    var text;
+    try {
+      text = window.localStorage.getItem(BACKUP_KEY);
+    } catch (error) {
+      return [];
+    }
+    if (text === null) return [];
+    try {
+      var ring = JSON.parse(text);
+      if (Array.isArray(ring) && ring.every(function (b) {
+        return b && typeof b.text === "string";
+      })) return ring;
+    } catch (error) {
+      // an older page's single backup: the damaged text itself
+    }
+    return [{ saved: null, why: "damaged", text: text }];
+  }
+
+  // Adds ``text`` to the ring as the newest backup (unless the ring already holds it). Where the
+  // storage is too full for the whole ring, the oldest backups go first; if even the newest alone
+  // does not fit, this throws and the caller stores nothing.
+  function keepBackup(storage, why, text) {
+    var ring = backups();
+    if (ring.some(function (b) {
+      return b.text === text;
+    })) return;
+    ring.push({ saved: new Date().toISOString(), why: why, text: text });
+    ring = ring.slice(-BACKUP_RING);
+    for (;;) {
+      try {
+        storage.setItem(BACKUP_KEY, JSON.stringify(ring));
+        return;
+      } catch (error) {
+        if (!isQuotaError(error) || ring.length === 1) throw error;
+        ring.shift();
+      }
+    }
+  }
+
   // Stores ``state`` over what ``reading`` found: {ok, reason}, with reason "quota" (storage
-  // full) or "blocked" (refused). A damaged text is copied to BACKUP_KEY first; if that copy
-  // cannot be made, nothing is stored. Each setItem stores all of its value or none of it.
-  function write(reading, state) {
+  // full) or "blocked" (refused). A damaged text, or any progress that ``why`` (an import, a
+  // reset, a restore) replaces, is kept in the ring first; if that cannot be done, nothing is
+  // stored. Each setItem stores all of its value or none of it.
+  function write(reading, state, why) {
     try {
       var storage = window.localStorage;
-      if (damaged(reading) && storage.getItem(BACKUP_KEY) !== reading.raw) {
-        storage.setItem(BACKUP_KEY, reading.raw);
+      if (damaged(reading)) keepBackup(storage, "damaged", reading.raw);
+      else if (why && reading.raw !== null && Object.keys(reading.state.cards).length) {
+        keepBackup(storage, why, reading.raw);
       }
       storage.setItem(STORAGE_KEY, serialize(state, Date.now()));
       return { ok: true, reason: "" };
@@ -222,11 +272,27 @@
     return result;
   }
 
-  // Stores ``state`` in place of all stored progress (an import, a reset): {ok, reason}.
-  function replace(state) {
+  // Stores ``state`` in place of all stored progress, for ``why`` ("import", "reset"): {ok,
+  // reason}. What was stored is kept in the ring first.
+  function replace(state, why) {
     var reading = read();
     if (reading.blocked) return { ok: false, reason: "blocked" };
-    return write(reading, state);
+    return write(reading, state, why);
+  }
+
+  // Puts the backup ``text`` back as the stored progress, keeping what it replaces in the ring:
+  // {ok, reason, reading} (``reading`` is the restored progress as read(), damage and all).
+  function restore(text) {
+    var current = read();
+    if (current.blocked) return { ok: false, reason: "blocked", reading: current };
+    try {
+      var storage = window.localStorage;
+      if (current.raw !== null && current.raw !== text) keepBackup(storage, "restore", current.raw);
+      storage.setItem(STORAGE_KEY, text);
+    } catch (error) {
+      return { ok: false, reason: isQuotaError(error) ? "quota" : "blocked", reading: current };
+    }
+    return { ok: true, reason: "", reading: read() };
   }
 
   // --- the queue ------------------------------------------------------------------------------
@@ -339,12 +405,19 @@
     badge.href = href;
     if (href.split("#")[0] === location.href.split("#")[0]) badge.setAttribute("aria-current", "page");
     else badge.removeAttribute("aria-current");
-    // Due items only: new ones are always on offer, and the review page says "N due" for these.
-    var due = queue(index, load(), Date.now(), null).due;
-    badge.querySelector(".course-review-badge-count").textContent = String(due);
-    badge.setAttribute("data-due", String(due));
-    badge.setAttribute("aria-label", "Review, " + due + " due");
-    badge.title = due + (due === 1 ? " item" : " items") + " due for review";
+    // What waits, counted as the Review page counts it (unfiltered): due items and today's new
+    // ones, each named, so "0" never stands for 20 items no one has seen yet.
+    var q = queue(index, load(), Date.now(), null);
+    badge.querySelector(".course-review-badge-count").textContent = waitingText(q);
+    badge.setAttribute("data-due", String(q.due));
+    badge.setAttribute("data-new", String(q.fresh));
+    badge.setAttribute("aria-label", "Review, " + q.due + " due, " + q.fresh + " new");
+    badge.title = "Waiting for review: " + q.due + " due, " + q.fresh + " new today";
+  }
+
+  // A queue's counts in words: the Review page's line and the header's badge.
+  function waitingText(q) {
+    return q.due + " due · " + q.fresh + " new";
   }
 
   // --- scripts loaded on demand: in order, by <script> tags (they work from file:// too) ------
@@ -356,6 +429,7 @@
     FSRS: "../vendor/ts-fsrs/index.umd.js",
     CourseSchedule: "schedule.js",
     CourseReviewContent: "content.js",
+    CourseReviewTransfer: "transfer.js",
     CourseReviewPage: "page.js",
     initSqlJs: "../vendor/sql.js/sql-wasm-inline.js",
     CourseReviewAnki: "anki.js",
@@ -393,7 +467,7 @@
     var root = document.getElementById("course-review");
     if (!root || !window.CourseStartup.firstTime(root)) return;
     root.setAttribute("data-state", "loading");
-    need(["FSRS", "CourseSchedule", "CourseReviewContent", "CourseReviewPage"])
+    need(["FSRS", "CourseSchedule", "CourseReviewContent", "CourseReviewTransfer", "CourseReviewPage"])
       .then(function () {
         window.CourseReviewPage.mount(root);
       })
@@ -417,9 +491,12 @@
     load: load,
     update: update,
     replace: replace,
+    backups: backups,
+    restore: restore,
     dayKey: dayKey,
     queue: queue,
     updateBadge: updateBadge,
+    waitingText: waitingText,
     need: need,
   };
 

@@ -49,9 +49,17 @@ def _model() -> str:
 
 
 def _peak_meter() -> str:
-    return "# Copied from the course's snippets/cpu_peak.py when this project was made.\n" + (
-        SNIPPETS / "cpu_peak.py"
-    ).read_text("utf-8")
+    """The meter of the course's ``snippets/cpu_peak.py`` with a docstring of the project's own:
+    the snippet's own names files and commands the workspace does not have."""
+    return (
+        '"""Peak CPU memory of a function, from torch.profiler\'s record of every allocation and\n'
+        "free: the largest running total of their bytes, above what was held before it ran.\n\n"
+        "It reads ``prof.profiler.kineto_results``, which torch does not document: bench.py is\n"
+        'its only caller, so a torch update that moves it shows there first.\n"""\n\n'
+        "from collections.abc import Callable\n\nimport torch\n"
+        "from torch.profiler import ProfilerActivity, profile\n\n\n"
+        + section("cpu_peak.py", "meter")
+    )
 
 
 def _files(*paths: str) -> dict[str, str]:

@@ -253,9 +253,8 @@ def test_the_planner_predicts_each_results_files_predicted_column(open_site):
               return {bb, rows: rows.map(r => {
                 const kept = r.strategy === "selective-attention" ? bb.attention : bb.matmuls;
                 return window.coursePlanner.predict(r.strategy, c.layers, a, bb.full / a, kept / a,
-                  {layersPerGroup: r.layers_per_group, segments: r.segments,
-                   backward: bb.backward / a, recomputeExtra: bb.recompute_extra / a,
-                   needed: bb.needed / a, stash: m.rngStateBytes / a}).map(Math.round)
+                  Object.assign({layersPerGroup: r.layers_per_group, segments: r.segments},
+                    window.coursePlanner.transientUnits(bb, a, m.rngStateBytes))).map(Math.round)
                   .concat([window.coursePlanner.recomputedFraction(r.strategy, c.layers,
                     r.segments, share)]);
               })};

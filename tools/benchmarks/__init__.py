@@ -60,6 +60,7 @@ __all__ = [
     "VIEWS",
     "BenchmarkError",
     "Results",
+    "TRACED_VIEWS",
     "StaleResultsWarning",
     "check_embed",
     "code_hash",
@@ -86,7 +87,8 @@ _TRACED_RENDERERS: dict[str, Callable[[list[Results]], str]] = {
     "traced-presets": view_traced_presets,
     "traced-check": view_traced_check,
 }
-VIEWS = (*_RENDERERS, *_TRACED_RENDERERS, "planner")
+TRACED_VIEWS = tuple(_TRACED_RENDERERS)
+VIEWS = (*_RENDERERS, *TRACED_VIEWS, "planner")
 
 
 def check_embed(args: list[str], root: Path, *, strict: bool) -> list[Results]:

@@ -245,8 +245,11 @@ def test_the_planner_predicts_each_results_files_predicted_column(open_site):
               const m = JSON.parse(document.querySelector("form.planner").dataset.model);
               const size = m.itemsize[c.dtype];
               const compute = c.autocast ? m.itemsize[c.autocast] : null;
+              // fused attention with dropout on CPU runs SDPA's math path (Config.block_bytes)
+              const fallback = c.attention === "fused" && c.dropout > 0 && !cuda;
+              const path = fallback ? "explicit" : c.attention || "explicit";
               const bb = window.coursePlanner.blockBytes(c.block || "mlp", c.batch, c.tokens,
-                c.hidden, c.heads || 1, c.attention || "explicit", size, compute,
+                c.hidden, c.heads || 1, path, size, compute,
                 cuda ? 1 : null);
               const a = c.batch * c.tokens * c.hidden * size;
               const share = c.tokens / (c.tokens + 6 * c.hidden);

@@ -57,10 +57,10 @@ from tools.benchmarks.traced import (
 
 __all__ = [
     "BENCHMARKS",
+    "TRACED_VIEWS",
     "VIEWS",
     "BenchmarkError",
     "Results",
-    "TRACED_VIEWS",
     "StaleResultsWarning",
     "check_embed",
     "code_hash",

@@ -124,13 +124,11 @@ def _run_table(run: dict[str, Any], title: str) -> list[str]:
         "Whole-step peak",
         "Model's whole step (traced / model)",
     )
-    lines = [
-        "<table>",
-        f"<caption>{esc(title)}: {esc(describe_run(run['config']))}, whole step with Adam, "
-        f"<strong>{LABEL}</strong>. Resident: {fmt_bytes(resident)}</caption>",
-        "<thead><tr>" + "".join(f'<th scope="col">{esc(h)}</th>' for h in head) + "</tr></thead>",
-        "<tbody>",
-    ]
+    lines = _open_table(
+        f"{esc(title)}: {esc(describe_run(run['config']))}, whole step with Adam, "
+        f"<strong>{LABEL}</strong>. Resident: {fmt_bytes(resident)}",
+        head,
+    )
     for row in run["rows"]:
         lines.append(
             f'<tr><th scope="row">{_label(row)}</th>'
@@ -189,13 +187,11 @@ def _check_table(run: dict[str, Any], reference: dict[str, Any], measured: Resul
         "Whole-step peak, measured",
         "Traced (traced / measured)",
     )
-    lines = [
-        "<table>",
-        f"<caption>The tracer against the measurement on {esc(measured.device['name'])}: "
-        f"{esc(describe_run(reference['config']))}</caption>",
-        "<thead><tr>" + "".join(f'<th scope="col">{esc(h)}</th>' for h in head) + "</tr></thead>",
-        "<tbody>",
-    ]
+    lines = _open_table(
+        f"The tracer against the measurement on {esc(measured.device['name'])}: "
+        f"{esc(describe_run(reference['config']))}",
+        head,
+    )
     traced_rows = {_key(r): r for r in run["rows"]}
     for row in reference["rows"]:
         got = traced_rows.get(_key(row))
@@ -221,3 +217,13 @@ def _check_table(run: dict[str, Any], reference: dict[str, Any], measured: Resul
 
 def _key(row: dict[str, Any]) -> tuple:
     return row["strategy"], row["layers_per_group"], row["segments"]
+
+
+def _open_table(caption: str, head: tuple[str, ...]) -> list[str]:
+    """A table's opening lines: ``caption`` (already escaped HTML) and a header row."""
+    return [
+        "<table>",
+        f"<caption>{caption}</caption>",
+        "<thead><tr>" + "".join(f'<th scope="col">{esc(h)}</th>' for h in head) + "</tr></thead>",
+        "<tbody>",
+    ]

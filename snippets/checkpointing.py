@@ -7,7 +7,8 @@ For each strategy this harness measures, on whatever device it is given:
   ``max_memory_allocated``, or on CPU the running total of the allocator's events recorded by
   ``torch.profiler`` (the same quantity, counted another way);
 - median step time and forward time (CUDA events, or ``perf_counter`` on CPU), which give the
-  "one extra forward" bound on overhead, t_fwd / (t_fwd + t_bwd);
+  "one extra forward" estimate of the overhead, t_fwd / t_step (the whole step, the optimizer's
+  update included, as the measured overhead is a share of that same step);
 - whether the gradients equal those of no checkpointing, tensor by tensor, relative to each
   tensor's own scale, with the largest relative difference reported;
 - the step time of checkpointing every layer with the random-number state stash off
@@ -93,8 +94,9 @@ class AttentionCore(nn.Module):
     ``explicit`` writes the ops out (matmul, softmax, dropout), so autograd keeps the scores'
     softmax, the dropout mask and the dropped probabilities, each [batch, heads, T, T].
     ``fused`` is ``F.scaled_dot_product_attention``, which keeps its output and one
-    log-sum-exp per row instead. The fused rows run without dropout: with dropout, torch's CPU
-    kernel falls back to the explicit ops, and the row would no longer show the fused path.
+    log-sum-exp per row instead, but only without dropout on CPU: with dropout, torch's CPU
+    SDPA falls back to its math path, which keeps what the explicit ops keep (CUDA's flash and
+    memory-efficient kernels keep the log-sum-exp either way).
     """
 
     def __init__(self, path: str, dropout: float) -> None:
@@ -146,19 +148,27 @@ class TransformerBlock(nn.Module):
 
 
 def build_model(
-    layers: int, hidden: int, block: str = "mlp", heads: int = 1, attention: str = "explicit"
+    layers: int,
+    hidden: int,
+    block: str = "mlp",
+    heads: int = 1,
+    attention: str = "explicit",
+    dropout: float | None = None,
 ) -> nn.Sequential:
-    """L identical blocks; every boundary between two blocks is one [B, T, H] tensor, size a."""
+    """L identical blocks; every boundary between two blocks is one [B, T, H] tensor, size a.
+    ``dropout``: attention-probability dropout (None: the path's default)."""
     if block == "mlp":
         return nn.Sequential(*(Block(hidden) for _ in range(layers)))
-    dropout = ATTENTION_DROPOUT[attention]
+    dropout = ATTENTION_DROPOUT[attention] if dropout is None else dropout
     return nn.Sequential(
         *(TransformerBlock(hidden, heads, attention, dropout) for _ in range(layers))
     )
 
 
-# Attention-probability dropout per path: GPT-2's 0.1 where the ops are explicit (the case the
-# classic formula counts); none on the fused path (see AttentionCore).
+# Attention-probability dropout per path, by default: GPT-2's 0.1 where the ops are explicit
+# (the case the classic formula counts); none on the fused path, whose CPU kernel falls back to
+# the explicit ops with dropout (see AttentionCore). A run that compares the two paths at the
+# same dropout sets ``Config.dropout``.
 ATTENTION_DROPOUT = {"explicit": 0.1, "fused": 0.0}
 
 
@@ -360,6 +370,7 @@ class Config:
     heads: int = 1  # attention heads (transformer)
     attention: str = "explicit"  # "explicit" | "fused" (transformer)
     autocast: str | None = None  # e.g. "bfloat16": forward under torch.autocast in that dtype
+    dropout: float | None = None  # attention dropout (transformer); None: ATTENTION_DROPOUT's
 
     def __post_init__(self) -> None:
         for n in (*self.layers_per_group, *self.segments):
@@ -381,17 +392,28 @@ class Config:
             Strategy("offload"),
         ]
 
+    def record(self) -> dict[str, Any]:
+        """The configuration as a results file records it: the dropout that ran, not None."""
+        dropout = self.attention_dropout if self.block == "transformer" else None
+        return {**dataclasses.asdict(self), "dropout": dropout}
+
+    @property
+    def attention_dropout(self) -> float:
+        return ATTENTION_DROPOUT[self.attention] if self.dropout is None else self.dropout
+
     def block_bytes(self, device: torch.device | str = "cpu") -> dict[str, int]:
-        """What one block keeps for backward, by ``memory_model.block_bytes``."""
+        """What one block keeps for backward, by ``memory_model.block_bytes``. Fused attention
+        with dropout on CPU runs SDPA's math path, which keeps what the explicit ops keep."""
         compute = memory_model.ITEMSIZE[self.autocast] if self.autocast else None
         on_cuda = torch.device(device).type == "cuda"
+        falls_back = self.attention == "fused" and self.attention_dropout > 0 and not on_cuda
         return memory_model.block_bytes(
             self.block,
             self.batch,
             self.tokens,
             self.hidden,
             heads=self.heads,
-            attention=self.attention,
+            attention="explicit" if falls_back else self.attention,
             size=memory_model.ITEMSIZE[self.dtype],
             compute_size=compute,
             mask_size=1 if on_cuda else None,  # CUDA's fused dropout keeps a bool mask
@@ -423,7 +445,9 @@ def transformer_variants(
     base: Config, *, batch: int, tokens: int, heads: int
 ) -> tuple[Config, ...]:
     """The transformer block beside ``base``'s MLP rows: explicit and fused attention in the
-    base dtype, and explicit attention with a float32 model under bfloat16 autocast. Half the
+    base dtype (fused both without dropout and with the explicit rows' dropout, so the two paths
+    also compare at the same dropout), and explicit attention with a float32 model under
+    bfloat16 autocast. Half the
     layers and fewer group sizes and segment counts than the MLP rows: those trade-offs are the
     MLP rows' topic; here it is attention, the whole step and precision, whose ratios to a do
     not depend on the number of layers."""
@@ -441,6 +465,7 @@ def transformer_variants(
     return (
         block,
         dataclasses.replace(block, attention="fused"),
+        dataclasses.replace(block, attention="fused", dropout=ATTENTION_DROPOUT["explicit"]),
         dataclasses.replace(block, dtype="float32", autocast="bfloat16"),
     )
 
@@ -468,6 +493,7 @@ def predict(
         kept / a,
         layers_per_group=strategy.layers_per_group,
         segments=strategy.segments,
+        **memory_model.transient_units(per_block, a),
     )
     return round(saved), round(peak)
 
@@ -860,7 +886,12 @@ def _run(config: Config, device: torch.device, strategies: list[Strategy]) -> di
     torch.manual_seed(0)
     with torch.device(device):
         layers = build_model(
-            config.layers, config.hidden, config.block, config.heads, config.attention
+            config.layers,
+            config.hidden,
+            config.block,
+            config.heads,
+            config.attention,
+            config.dropout,
         ).to(dtype)
     for p in layers.parameters():
         p.grad = torch.zeros_like(p)
@@ -915,7 +946,7 @@ def _run(config: Config, device: torch.device, strategies: list[Strategy]) -> di
     per_block = config.block_bytes(device)
     a = config.boundary_bytes
     return {
-        "config": {**dataclasses.asdict(config), "device": str(device)},
+        "config": {**config.record(), "device": str(device)},
         "model": {
             "block": BLOCK_DESCRIPTIONS[config.block],
             "boundary_bytes": a,
@@ -958,7 +989,8 @@ def _timing(samples: list[tuple[float, float]] | None) -> dict[str, Any]:
 
 
 def _add_overheads(rows: list[dict[str, Any]]) -> None:
-    """Overhead vs no checkpointing, and its bound: recomputed share of t_fwd / (t_fwd + t_bwd)."""
+    """Overhead vs no checkpointing, and its one-forward estimate (``overhead_bound``, the
+    results file's name for it): the recomputed share of t_fwd / t_step, the whole step."""
     base = next((r for r in rows if r["strategy"] == "none" and r["step_time_s"]), None)
     for row in rows:
         row["overhead"] = row["overhead_bound"] = None

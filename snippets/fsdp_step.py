@@ -37,6 +37,10 @@ CONFIG = dataclasses.replace(
     checkpointing.VARIANTS["cpu"][0], layers=4, layers_per_group=(1,), segments=(2,), warmup=1
 )
 EVERY_LAYER = checkpointing.Strategy("groups", layers_per_group=1)
+# How long the ranks may take, all together, before they count as hung: starting torch in two
+# spawned processes and stepping takes seconds on idle cores, but a machine shared with other
+# work once took past a minute; a real hang still ends the run, just later.
+TIMEOUT_S = 300.0
 AUTOCAST = "bfloat16"
 
 
@@ -110,7 +114,7 @@ def _free_port() -> int:
 
 
 def run_ranks(
-    config: checkpointing.Config = CONFIG, world: int = 2, timeout_s: float = 60.0
+    config: checkpointing.Config = CONFIG, world: int = 2, timeout_s: float = TIMEOUT_S
 ) -> list[dict[str, Any]]:
     """Each rank's measurement, by rank; raises :class:`RankFailed` for a failing or hung rank,
     after killing every rank still running."""
@@ -159,7 +163,7 @@ def unsharded(config: checkpointing.Config = CONFIG) -> dict[str, Any]:
 
 
 def measure(
-    config: checkpointing.Config = CONFIG, world: int = 2, timeout_s: float = 60.0
+    config: checkpointing.Config = CONFIG, world: int = 2, timeout_s: float = TIMEOUT_S
 ) -> dict[str, Any]:
     """The unsharded reference and each rank, with the sizes they ran at and one block's
     parameter bytes (counted from its tensors) to read the ranks' extra memory against."""

@@ -22,7 +22,8 @@ import math
 
 ITEMSIZE = {"float32": 4, "bfloat16": 2, "float16": 2}
 # t_fwd / (t_fwd + t_bwd) with a backward pass about twice the forward: recomputing a whole
-# forward pass then costs about a third of a step (the "+33%" bound of Lesson 2).
+# forward pass then costs about a third of a step (the "+33%" estimate of Lesson 2, not a bound:
+# the course's measurements exceed it).
 FORWARD_SHARE = 1 / 3
 
 
@@ -60,6 +61,35 @@ def block_bytes(
     - explicit attention keeps q, k, v, the softmax output and the dropped probabilities
       (heads·T² each) and dropout's mask; fused attention keeps q, k, v, its output and one
       float32 log-sum-exp per head and token.
+
+    Three more keys are what a block holds *beyond* what it keeps, while backward runs (the
+    transient terms of :func:`predict`):
+
+    - ``backward``: the most one block's backward holds at once above its kept tensors. In the
+      MLP part that is Linear-down's backward: the incoming gradient (``size``), the gradient of
+      its input (4 H per token, compute dtype), its weight gradient (4 H², compute dtype) before
+      it is added to ``.grad``, and under autocast the incoming gradient's 16-bit copy. Explicit
+      attention's is larger when the scores are: the probabilities' gradient (heads·T²) and the
+      incoming gradient with four [B, T, H] gradients around the core, by then without the MLP
+      part's kept tensors, which its backward freed. Fused attention's is smaller than the MLP's.
+    - ``recompute_extra``: recomputing a whole explicit-attention block under autocast holds one
+      more float32 score-sized tensor (heads·T², ``size``) than running it once does.
+    - ``needed``: of what selective checkpointing keeps, what backward reads (the block's input
+      and Linear-up's output); the recomputation remakes the rest of ``full``.
+
+    Three are what the *forward* holds while a checkpointed block runs (nothing saved):
+
+    - ``cached``: the 16-bit copies of the block's Linear weights and biases that autocast makes
+      (0 without autocast). Autocast caches each copy of a leaf parameter until the outermost
+      autocast region ends, which is after the whole forward: a checkpointed stack holds every
+      block's copies at the end of its forward, though backward keeps none of them.
+    - ``forward``: the most one block's forward holds above its input when it saves nothing,
+      with its own copies cast so far: q, k, v and the qkv output stay alive to the block's end
+      (named locals); at the explicit core the scaled scores, the probabilities, dropout's mask
+      and the dropped probabilities (heads·T² each), at the fused core its output and
+      log-sum-exp; in the MLP part, Linear-up's output and GELU's together (4 H each).
+    - ``forward_selective``: the same beyond what selective checkpointing keeps (the matmul
+      outputs, held in its cache anyway, are not counted twice).
     """
     m = compute_size or size
     mask = m if mask_size is None else mask_size
@@ -70,20 +100,51 @@ def block_bytes(
     def linear(inputs: int, weight: int) -> int:
         return inputs * m + (weight * m if casts else 0)
 
+    def copies(*shapes: tuple[int, int]) -> int:  # autocast's cached weight and bias copies
+        return sum(i * o + o for i, o in shapes) * m if casts else 0
+
+    up, down = (hidden, 4 * hidden), (4 * hidden, hidden)
     mlp = norm + linear(n, 4 * hidden * hidden) + 4 * n * m + linear(4 * n, 4 * hidden * hidden)
     mlp_matmuls = (4 + 1) * n * m
+    mlp_backward = n * size + 4 * n * m + 4 * hidden * hidden * m + (n * m if casts else 0)
+    transient = {"needed": n * size + 4 * n * m}
     if block == "mlp":
-        return {"full": mlp, "matmuls": n * size + mlp_matmuls, "attention": mlp}
+        return {
+            "full": mlp,
+            "matmuls": n * size + mlp_matmuls,
+            "attention": mlp,
+            "backward": mlp_backward,
+            "recompute_extra": 0,
+            **transient,
+            "cached": copies(up, down),
+            "forward": 8 * n * m + copies(up),
+            "forward_selective": 4 * n * m + copies(up),
+        }
     scores = batch * heads * tokens * tokens
+    qkv, proj = (hidden, 3 * hidden), (hidden, hidden)
     if attention == "explicit":
         core, core_matmuls = scores * (m + mask + m), (scores + n) * m  # q·kᵀ and probs·v
+        core_backward, extra = scores * m + 5 * n * m - mlp, scores * size if casts else 0
+        at_core = scores * (3 * m + mask)
     else:
         core, core_matmuls = n * m + batch * heads * tokens * 4, 0
+        core_backward, extra = 0, 0
+        at_core = core
     outside = norm + linear(n, 3 * hidden * hidden) + 3 * n * m + linear(n, hidden * hidden) + mlp
+    # beyond q, k, v (and qkv's output, which selective keeps): at the core, or in the MLP part
+    # with the core's reshaped output, the residual sum and Linear-up's and GELU's outputs
+    core_time = at_core + copies(qkv)
+    mlp_time = n * m + n * size + copies(qkv, proj, up)
     return {
         "full": outside + core,
         "matmuls": n * size + (3 + 1) * n * m + core_matmuls + mlp_matmuls,
         "attention": outside,
+        "backward": max(mlp_backward, core_backward),
+        "recompute_extra": extra,
+        **transient,
+        "cached": copies(qkv, proj, up, down),
+        "forward": 6 * n * m + max(core_time, mlp_time + 8 * n * m),
+        "forward_selective": 3 * n * m + max(core_time, mlp_time + 4 * n * m),
     }
 
 
@@ -132,6 +193,11 @@ def gathered_bytes(block: str, hidden: int, size: int, ranks: int) -> float:
     return 2 * block_parameters(block, hidden)[0] * size * (1 - 1 / ranks)
 
 
+# The CPU generator's state, which every checkpoint stashes and restores for its recomputation
+# (``preserve_rng_state=True``): ``torch.get_rng_state()``, a uint8 tensor of this many bytes.
+RNG_STATE_BYTES = 5056
+
+
 # --8<-- [start:predict]
 def predict(
     strategy: str,
@@ -142,27 +208,58 @@ def predict(
     *,
     layers_per_group: int | None = None,
     segments: int | None = None,
+    backward: float = 0.0,
+    recompute_extra: float = 0.0,
+    needed: float = 0.0,
+    stash: float = 0.0,
+    cached: float = 0.0,
+    forward: float = 0.0,
+    forward_selective: float = 0.0,
 ) -> tuple[float, float]:
-    """(bytes saved for backward, peak bytes) of ``layers`` blocks of size a and c·a."""
-    L = layers
+    """(bytes saved for backward, peak bytes) of ``layers`` blocks of size a and c·a.
+
+    The peak adds what backward holds beyond the kept tensors, all in units of a (0 leaves a
+    term out): ``backward``, one block's backward working set; ``recompute_extra``, what
+    recomputing a whole block adds (autocast); ``needed``, the part of selective's ``kept``
+    that its recomputation does not remake; ``stash``, each checkpoint's random-number state.
+    The peak is the higher of backward's and the forward's end, where the checkpointed blocks'
+    ``cached`` autocast copies are all still held, with the last block's ``forward`` working
+    set (``forward_selective`` under selective checkpointing).
+    """
+    L, w = layers, backward * a
     if strategy == "groups":
         n = layers_per_group
         saved = math.ceil(L / n) * a  # one input per group
-        return saved, saved + n * c * a  # + one group's insides while it is recomputed
+        # + one group's insides while it is recomputed (its first input is the saved one)
+        held = saved * (1 + stash)
+        # the forward's end: the last block's input, if not its group's saved one, and its run
+        ahead = held + ((n > 1) + (L - 1) * cached + forward) * a
+        return saved, max(held + (n * c - 1 + recompute_extra) * a + w, ahead)
     if strategy == "segments":
         size = L // segments  # checkpoint_sequential's chunk length
         last = L - (segments - 1) * size  # the uncheckpointed rest
         saved = (segments - 1) * a + last * c * a
-        return saved, (segments - 1) * a + max(last, size) * c * a
+        held = (segments - 1) * (1 + stash) * a
+        recomputed = (size * c - 1 + recompute_extra) * a  # a checkpointed chunk, remade
+        ahead = held + ((L - last) * cached + last * c + 1) * a  # + the stack's output
+        return saved, max(held + max(last * c * a, recomputed) + w, ahead)
     if strategy == "selective":
         saved = L * kept * a  # the kept units of every layer (for the MLP block: input + matmuls)
-        return saved, saved + c * a  # + one block's recomputed insides
+        remade = (c - needed + recompute_extra + L * stash) * a  # + one block's recomputation
+        ahead = saved + ((L - 1) * cached + forward_selective) * a
+        return saved, max(saved + remade + w, ahead)
     if strategy == "selective-attention":  # kept: all but the attention core's insides
         saved = L * kept * a
-        return saved, saved + (c - kept) * a  # + one core recomputed
+        return saved, saved + (c - kept + L * stash) * a + w  # + one core recomputed
     if strategy == "offload":
-        return L * c * a, c * a  # everything saved lives on the host; one block on device
-    return L * c * a, L * c * a  # none
+        return L * c * a, c * a + w  # everything saved lives on the host; one block on device
+    return L * c * a, L * c * a + w  # none
+
+
+def transient_units(per_block: dict[str, int], a: float) -> dict[str, float]:
+    """:func:`predict`'s transient terms for one block (``block_bytes``), in units of a."""
+    keys = ("backward", "recompute_extra", "needed", "cached", "forward", "forward_selective")
+    return {**{k: per_block[k] / a for k in keys}, "stash": RNG_STATE_BYTES / a}
 
 
 def attention_core_share(tokens: int, hidden: int) -> float:
@@ -228,10 +325,13 @@ def _option(
     kept: float | None,
     limit: float,
     core_share: float = 1.0,
+    transient: dict[str, float] | None = None,
     **param: int,
 ) -> dict:
-    """One row of the planner: activation peak, recomputed fraction, step-time overhead, fit."""
-    peak = predict(strategy, layers, a, c, kept, **param)[1]
+    """One row of the planner: activation peak, recomputed fraction, step-time overhead, fit.
+
+    ``transient``: :func:`predict`'s transient terms in units of a (:func:`transient_units`)."""
+    peak = predict(strategy, layers, a, c, kept, **param, **(transient or {}))[1]
     fraction = recomputed_fraction(strategy, layers, param.get("segments"), core_share)
     return {
         "setting": setting,
@@ -264,29 +364,35 @@ def plan(
     *,
     core: float | None = None,
     core_share: float = 1.0,
+    transient: dict[str, float] | None = None,
 ) -> dict:
     """One option per setting, and the fastest one whose activation peak is at most ``limit``
     bytes (or None).
 
     ``kept``: what selective checkpointing (every matmul output saved) keeps per layer, ``core``:
     what selective recomputation of the attention core keeps (None: the block has no attention),
-    both in units of a; ``core_share``: that core's share of the block's FLOPs. Options are in
+    both in units of a; ``core_share``: that core's share of the block's FLOPs; ``transient``:
+    the block's transient terms (:func:`transient_units`; None leaves them out). Options are in
     :data:`SETTINGS` order, less segments when there is one layer (``checkpoint_sequential``
     needs two segments to checkpoint any).
     """
-    args = (layers, a, c, kept, limit)
-    groups = [_option("groups", "groups", *args, layers_per_group=g) for g in range(1, layers + 1)]
-    segments = [_option("segments", "segments", *args, segments=s) for s in range(2, layers + 1)]
+    args, t = (layers, a, c, kept, limit), {"transient": transient}
+    groups = [
+        _option("groups", "groups", *args, **t, layers_per_group=g) for g in range(1, layers + 1)
+    ]
+    segments = [
+        _option("segments", "segments", *args, **t, segments=s) for s in range(2, layers + 1)
+    ]
     best_group = _best(groups)  # one layer per group is the every-layer row: shown once
     attention = (layers, a, c, core, limit, core_share)
     options = [
-        _option("none", "none", *args),
-        *([_option("selective-attention", "selective-attention", *attention)] if core else []),
-        _option("selective", "selective", *args),
+        _option("none", "none", *args, **t),
+        *([_option("selective-attention", "selective-attention", *attention, **t)] if core else []),
+        _option("selective", "selective", *args, **t),
         *([_best(segments)] if segments else []),
         *([best_group] if best_group["layers_per_group"] != 1 else []),
-        _option("every-layer", "groups", *args, layers_per_group=1),
-        _option("offload", "offload", *args),
+        _option("every-layer", "groups", *args, **t, layers_per_group=1),
+        _option("offload", "offload", *args, **t),
     ]
     fitting = [o for o in options if o["fits"] and o["overhead"] is not None]
     best = min(fitting, key=lambda o: (o["overhead"], SETTINGS.index(o["setting"])), default=None)
@@ -348,6 +454,7 @@ def plan_step(
         usable - state["total"],
         core=per_block["attention"] / a if transformer else None,
         core_share=attention_core_share(tokens, hidden) if transformer else 1.0,
+        transient=transient_units(per_block, a),
     )
     for o in result["options"]:
         o["total"] = state["total"] + o["peak"]

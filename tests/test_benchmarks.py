@@ -119,22 +119,25 @@ def test_measured_peak_against_the_model(cpu_results: dict[str, Any]) -> None:
     The printed figures (every-layer peak as a share of none, measured / predicted per strategy)
     come from ``tests/perf/bench_checkpointing_cpu.py``.
     """
-    a = CONFIG.boundary_bytes
     (none,) = _rows(cpu_results, "none")
     (offload,) = _rows(cpu_results, "offload")
     for row in cpu_results["rows"]:
         assert row["peak_bytes"] >= row["saved_bytes"], row  # the peak includes what is kept
         if row["saved_on"] == "device":
-            # The model leaves out what backward allocates for itself: the same few a everywhere.
-            assert 0 <= (row["peak_bytes"] - row["predicted_peak_bytes"]) / a < 8, row
+            # The model counts backward's own buffers too: within 5% (tests/test_benchmarks_traced
+            # holds every run, and every traced row, to that or to a term the page names).
+            assert abs(row["peak_bytes"] / row["predicted_peak_bytes"] - 1) <= 0.05, row
     # On a CPU the host is the device: offload's copies stay in the measured memory.
     assert offload["peak_bytes"] == pytest.approx(none["peak_bytes"], rel=0.01)
     for row in _rows(cpu_results, "groups"):
         assert row["peak_bytes"] < 0.3 * none["peak_bytes"], row
 
 
-def _runs(results: dict[str, Any]) -> dict[tuple[str, str | None], dict[str, Any]]:
-    return {(r["config"]["attention"], r["config"]["autocast"]): r for r in results["runs"]}
+def _runs(results: dict[str, Any]) -> dict[tuple[str, str | None, float], dict[str, Any]]:
+    return {
+        (r["config"]["attention"], r["config"]["autocast"], r["config"]["dropout"]): r
+        for r in results["runs"]
+    }
 
 
 def test_transformer_rows_follow_the_block_model(cpu_results: dict[str, Any]) -> None:
@@ -142,7 +145,12 @@ def test_transformer_rows_follow_the_block_model(cpu_results: dict[str, Any]) ->
     autocast: the saved bytes are exactly what ``memory_model.block_bytes`` counts from the
     code, the gradients equal no checkpointing's, and the attention core decides the memory."""
     runs = _runs(cpu_results)
-    assert set(runs) == {("explicit", None), ("fused", None), ("explicit", "bfloat16")}
+    assert set(runs) == {
+        ("explicit", None, 0.1),
+        ("fused", None, 0.0),
+        ("fused", None, 0.1),
+        ("explicit", "bfloat16", 0.1),
+    }
     for run in runs.values():
         names = {r["strategy"] for r in run["rows"]}
         assert names == {
@@ -157,7 +165,7 @@ def test_transformer_rows_follow_the_block_model(cpu_results: dict[str, Any]) ->
             assert row["status"] == "ok", row
             assert row["saved_bytes"] == row["predicted_saved_bytes"], row
             assert row["grads_equal"] in (None, True), row
-    explicit, fused = runs[("explicit", None)]["rows"], runs[("fused", None)]["rows"]
+    explicit, fused = runs[("explicit", None, 0.1)]["rows"], runs[("fused", None, 0.0)]["rows"]
     none = {r["strategy"]: r for r in explicit}["none"]
     (attention,) = [r for r in explicit if r["strategy"] == "selective-attention"]
     # Korthikanti's point: recomputing the core removes the heads·T² terms, which fused
@@ -171,15 +179,17 @@ def test_transformer_rows_follow_the_block_model(cpu_results: dict[str, Any]) ->
     assert (
         fused_rows["selective-attention"]["saved_bytes"] >= 0.9 * fused_rows["none"]["saved_bytes"]
     )
+    # With dropout, CPU SDPA runs its math path: it keeps what the explicit ops keep.
+    dropped = {r["strategy"]: r for r in runs[("fused", None, 0.1)]["rows"]}
+    assert dropped["none"]["saved_bytes"] == none["saved_bytes"]
 
 
 # Rows where the whole-step model is known to part from the measurement by more than 10%, each
-# with the term that differs (lesson 2 names them): on a CPU offload's host copies stay in the
-# measured memory; under autocast, recomputing one explicit-attention block and its backward
-# hold bfloat16 and float32 score gradients the model does not count.
+# with the term that differs (lesson 2 names it): on a CPU offload's host copies stay in the
+# measured memory. (Recomputing an explicit-attention block under autocast, once named here,
+# is counted by the model now: its float32 score-sized tensor.)
 STEP_MODEL_EXCEPTIONS = {
     ("offload", None): "host copies are CPU memory",
-    ("groups", 1, "bfloat16"): "score gradients during backward",
 }
 
 
@@ -313,7 +323,8 @@ def test_committed_cpu_results_are_current(cpu_results: dict[str, Any]) -> None:
             f"{CPU_FILE.relative_to(ROOT)} was measured with older code; regenerate it with "
             f"{REGENERATE['cpu']} and commit it"
         )
-    (loaded,) = [r for r in benchmarks.load_results("checkpointing", ROOT) if not r.on_gpu]
+    results = benchmarks.load_results("checkpointing", ROOT)
+    (loaded,) = [r for r in results if not r.on_gpu and not r.traced]
     assert not loaded.stale
     assert set(loaded.data) == {
         "schema_version",
@@ -493,8 +504,9 @@ def test_gpu_path_dress_rehearsal(
     assert json.loads(written.read_text())["rows"] == results["rows"]
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # current, valid, renders
-        for view in benchmarks.VIEWS:
-            assert "<" in _render(root, view, strict=True)
+        for view in benchmarks.VIEWS:  # the traced views read the traced file, not this one
+            if view not in benchmarks.TRACED_VIEWS:
+                assert "<" in _render(root, view, strict=True)
 
 
 def test_gpu_script_names_what_to_install_and_honours_the_results_dir(tmp_path: Path) -> None:

@@ -32,23 +32,62 @@
     function linear(inputs, weight) {
       return inputs * m + (casts ? weight * m : 0);
     }
+    // autocast's cached weight and bias copies of Linear(i, o) layers: [[i, o], ...]
+    function copies(shapes) {
+      if (!casts) return 0;
+      return shapes.reduce(function (sum, io) {
+        return sum + io[0] * io[1] + io[1];
+      }, 0) * m;
+    }
+    var up = [hidden, 4 * hidden];
+    var down = [4 * hidden, hidden];
     var mlp = norm + linear(n, 4 * hidden * hidden) + 4 * n * m + linear(4 * n, 4 * hidden * hidden);
     var mlpMatmuls = (4 + 1) * n * m;
-    if (block === "mlp") return { full: mlp, matmuls: n * size + mlpMatmuls, attention: mlp };
+    var mlpBackward = n * size + 4 * n * m + 4 * hidden * hidden * m + (casts ? n * m : 0);
+    var needed = n * size + 4 * n * m;
+    if (block === "mlp") {
+      return {
+        full: mlp,
+        matmuls: n * size + mlpMatmuls,
+        attention: mlp,
+        backward: mlpBackward,
+        recompute_extra: 0,
+        needed: needed,
+        cached: copies([up, down]),
+        forward: 8 * n * m + copies([up]),
+        forward_selective: 4 * n * m + copies([up]),
+      };
+    }
     var scores = batch * heads * tokens * tokens;
-    var core, coreMatmuls;
+    var qkv = [hidden, 3 * hidden];
+    var proj = [hidden, hidden];
+    var core, coreMatmuls, coreBackward, extra, atCore;
     if (attention === "explicit") {
       core = scores * (m + mask + m);
       coreMatmuls = (scores + n) * m;
+      coreBackward = scores * m + 5 * n * m - mlp;
+      extra = casts ? scores * size : 0;
+      atCore = scores * (3 * m + mask);
     } else {
       core = n * m + batch * heads * tokens * 4;
       coreMatmuls = 0;
+      coreBackward = 0;
+      extra = 0;
+      atCore = core;
     }
+    var coreTime = atCore + copies([qkv]);
+    var mlpTime = n * m + n * size + copies([qkv, proj, up]);
     var outside = norm + linear(n, 3 * hidden * hidden) + 3 * n * m + linear(n, hidden * hidden) + mlp;
     return {
       full: outside + core,
       matmuls: n * size + (3 + 1) * n * m + coreMatmuls + mlpMatmuls,
       attention: outside,
+      backward: Math.max(mlpBackward, coreBackward),
+      recompute_extra: extra,
+      needed: needed,
+      cached: copies([qkv, proj, up, down]),
+      forward: 6 * n * m + Math.max(coreTime, mlpTime + 8 * n * m),
+      forward_selective: 3 * n * m + Math.max(coreTime, mlpTime + 4 * n * m),
     };
   }
 
@@ -71,30 +110,55 @@
     return 2 * blockParameters(block, hidden)[0] * size * (1 - 1 / ranks);
   }
 
+  // param: {layersPerGroup, segments, and the transient terms in units of a: backward,
+  // recomputeExtra, needed, stash, cached, forward, forwardSelective (each 0 when absent)}
   function predict(strategy, L, a, c, kept, param) {
     var saved;
+    var w = (param.backward || 0) * a;
+    var extra = param.recomputeExtra || 0;
+    var stash = param.stash || 0;
+    var cached = param.cached || 0;
     if (strategy === "groups") {
       var n = param.layersPerGroup;
       saved = Math.ceil(L / n) * a;
-      return [saved, saved + n * c * a];
+      var held = saved * (1 + stash);
+      var ahead = held + ((n > 1 ? 1 : 0) + (L - 1) * cached + (param.forward || 0)) * a;
+      return [saved, Math.max(held + (n * c - 1 + extra) * a + w, ahead)];
     }
     if (strategy === "segments") {
       var s = param.segments;
       var size = Math.floor(L / s);
       var last = L - (s - 1) * size;
       saved = (s - 1) * a + last * c * a;
-      return [saved, (s - 1) * a + Math.max(last, size) * c * a];
+      var recomputed = (size * c - 1 + extra) * a;
+      var segHeld = (s - 1) * (1 + stash) * a;
+      var segAhead = segHeld + ((L - last) * cached + last * c + 1) * a;
+      return [saved, Math.max(segHeld + Math.max(last * c * a, recomputed) + w, segAhead)];
     }
     if (strategy === "selective") {
       saved = L * kept * a;
-      return [saved, saved + c * a];
+      var selAhead = saved + ((L - 1) * cached + (param.forwardSelective || 0)) * a;
+      return [saved, Math.max(saved + (c - (param.needed || 0) + extra + L * stash) * a + w, selAhead)];
     }
     if (strategy === "selective-attention") {
       saved = L * kept * a;
-      return [saved, saved + (c - kept) * a];
+      return [saved, saved + (c - kept + L * stash) * a + w];
     }
-    if (strategy === "offload") return [L * c * a, c * a];
-    return [L * c * a, L * c * a];
+    if (strategy === "offload") return [L * c * a, c * a + w];
+    return [L * c * a, L * c * a + w];
+  }
+
+  // memory_model.transient_units: predict's transient terms for one block, in units of a
+  function transientUnits(perBlock, a, rngStateBytes) {
+    return {
+      backward: perBlock.backward / a,
+      recomputeExtra: perBlock.recompute_extra / a,
+      needed: perBlock.needed / a,
+      cached: perBlock.cached / a,
+      forward: perBlock.forward / a,
+      forwardSelective: perBlock.forward_selective / a,
+      stash: rngStateBytes / a,
+    };
   }
 
   function attentionCoreShare(tokens, hidden) {
@@ -108,9 +172,10 @@
     return strategy === "offload" ? null : 0.0;
   }
 
-  // m: {layers, a, c, kept, limit, coreShare, forwardShare}
+  // m: {layers, a, c, kept, limit, coreShare, forwardShare, transient (transientUnits)}
   function option(setting, strategy, m, kept, param) {
-    var peak = predict(strategy, m.layers, m.a, m.c, kept, param)[1];
+    var terms = Object.assign({}, m.transient || {}, param);
+    var peak = predict(strategy, m.layers, m.a, m.c, kept, terms)[1];
     var fraction = recomputedFraction(strategy, m.layers, param.segments, m.coreShare);
     return {
       setting: setting,
@@ -139,7 +204,7 @@
     });
   }
 
-  // m: {layers, a, c, kept, core (null: no attention), limit, coreShare, forwardShare}
+  // m: {layers, a, c, kept, core (null: no attention), limit, coreShare, forwardShare, transient}
   function plan(m) {
     var groups = [];
     var segments = [];
@@ -201,6 +266,7 @@
       limit: usable - state.total,
       coreShare: transformer ? attentionCoreShare(v.tokens, v.hidden) : 1.0,
       forwardShare: model.forwardShare,
+      transient: transientUnits(perBlock, a, model.rngStateBytes),
     });
     result.options.forEach(function (o) {
       o.total = state.total + o.peak;
@@ -288,7 +354,7 @@
 
   function overheadText(o) {
     if (o.overhead === null) return "copies, no recompute";
-    return (o.setting === "selective" ? "at most " : "") + fmtPercent(o.overhead);
+    return "estimate " + fmtPercent(o.overhead);
   }
 
   // --- the form -------------------------------------------------------------------------------
@@ -509,8 +575,8 @@
       }
       return (
         text + ". Overhead: the recomputed share of a forward pass × " + Math.round(model.forwardShare * 100) +
-        "% of a step (backward ≈ 2 × forward); selective checkpointing re-runs only elementwise operations, so its share " +
-        "is at most a whole forward. A setting fits when its whole step leaves " + Math.round(model.headroom * 100) +
+        "% of a step (backward ≈ 2 × forward), an estimate, not a measurement: the course's CPU runs measured more for every " +
+        "recomputing setting, selective checkpointing most, and CPU step-time ratios need not carry over to a GPU. A setting fits when its whole step leaves " + Math.round(model.headroom * 100) +
         "% of the device’s memory free (" + fmtBytes(result.usable) + " usable). Bars: state, then activations, against the device."
       );
     }
@@ -590,6 +656,7 @@
   // For the tests and the curious: the model, callable from the console.
   window.coursePlanner = {
     blockBytes: blockBytes,
+    transientUnits: transientUnits,
     predict: predict,
     recomputedFraction: recomputedFraction,
     plan: plan,

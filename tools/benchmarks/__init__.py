@@ -48,9 +48,16 @@ from tools.benchmarks.tables import (
     view_summary,
     view_table,
 )
+from tools.benchmarks.traced import (
+    traced_file,
+    view_traced,
+    view_traced_check,
+    view_traced_presets,
+)
 
 __all__ = [
     "BENCHMARKS",
+    "TRACED_VIEWS",
     "VIEWS",
     "BenchmarkError",
     "Results",
@@ -73,7 +80,15 @@ _RENDERERS: dict[str, Callable[[list[Results]], str]] = {
     "fsdp": view_fsdp,
     "step": view_step,
 }
-VIEWS = (*_RENDERERS, "planner")
+# Views of the traced file (and, for the check, of the CPU measurement beside it); every other
+# view shows measured files only.
+_TRACED_RENDERERS: dict[str, Callable[[list[Results]], str]] = {
+    "traced": view_traced,
+    "traced-presets": view_traced_presets,
+    "traced-check": view_traced_check,
+}
+TRACED_VIEWS = tuple(_TRACED_RENDERERS)
+VIEWS = (*_RENDERERS, *TRACED_VIEWS, "planner")
 
 
 def check_embed(args: list[str], root: Path, *, strict: bool) -> list[Results]:
@@ -94,6 +109,10 @@ def check_embed(args: list[str], root: Path, *, strict: bool) -> list[Results]:
     if view not in VIEWS:
         raise BenchmarkError(f"unknown benchmark view {view!r}; use one of {', '.join(VIEWS)}")
     results = load_results(name, root)
+    if view in _TRACED_RENDERERS:
+        traced_file(results)  # raises, naming the command, when there is none
+    else:
+        results = [r for r in results if not r.traced]
     for result in results:
         if result.stale and strict:
             message = result.stale_message()
@@ -116,7 +135,8 @@ def render_embed(args: list[str], root: Path, *, strict: bool) -> str:
             notices.append(_stale_notice(result))
     if args[1] == "planner":  # shows the model, no measurement: the tables carry the notices
         return view_planner(memory_model)
-    return "\n".join([*notices, _RENDERERS[args[1]](results)])
+    render = _TRACED_RENDERERS.get(args[1]) or _RENDERERS[args[1]]
+    return "\n".join([*notices, render(results)])
 
 
 def _stale_notice(result: Results) -> str:
@@ -126,7 +146,8 @@ def _stale_notice(result: Results) -> str:
         '<div class="admonition warning benchmark-stale" role="note">\n'
         '<p class="admonition-title">Stale results</p>\n'
         f"<p>The results for {esc(result.device['name'])} (<code>{esc(result.path.as_posix())}"
-        f"</code>) were measured with an older version of {files}. The numbers below may no "
+        f"</code>) were {'traced' if result.traced else 'measured'} with an older version of "
+        f"{files}. The numbers below may no "
         f"longer match the code. Regenerate them with <code>{esc(result.regenerate)}</code>.</p>\n"
         "</div>"
     )

@@ -129,6 +129,7 @@ def view_planner(memory_model: ModuleType) -> str:
         "forwardShare": memory_model.FORWARD_SHARE,
         "headroom": memory_model.HEADROOM,
         "maxRanks": memory_model.MAX_RANKS,
+        "rngStateBytes": memory_model.RNG_STATE_BYTES,
         "presets": [asdict(p) for p in PRESETS],
     }
     presets = [("", "Your own sizes"), *((p.key, p.label) for p in PRESETS)]

@@ -21,7 +21,7 @@ from typing import Any
 
 from snippets.codehash import code_hash as _code_hash
 from tools.benchmarks.errors import BenchmarkError
-from tools.benchmarks.schema import MAX_BYTES, validate
+from tools.benchmarks.schema import MAX_BYTES, is_traced, validate
 
 RESULTS_DIR = Path("docs/benchmarks")
 # benchmark name -> the snippet that measures it (its hash decides staleness)
@@ -29,7 +29,10 @@ BENCHMARKS = {"checkpointing": Path("snippets/checkpointing.py")}
 REGENERATE = {
     "cpu": "python3 -m tools test tests/test_benchmarks.py --regenerate",
     "cuda": "bash .ci/gpu-benchmarks.sh (on a machine with CUDA)",
+    "traced": ".venv/bin/python tests/perf/trace_checkpointing.py",
 }
+# A traced file (``checkpointing-traced.json``) is made by its own code: the tracer.
+TRACER = Path("snippets/memory_trace.py")
 
 
 # Results files (by name) that the job publishing the site measured itself (publish.yml sets it).
@@ -54,6 +57,11 @@ class Results:
         return self.device["type"] == "cuda"
 
     @property
+    def traced(self) -> bool:
+        """Traced with fake tensors (never measured): shown only by the traced views."""
+        return self.device["type"] == "traced"
+
+    @property
     def measured_here(self) -> bool:
         """Whether the publishing job measured this file (else it was submitted, committed)."""
         return self.path.name in os.environ.get(MEASURED_HERE_ENV, "").split()
@@ -69,7 +77,7 @@ class Results:
     @property
     def regenerate(self) -> str:
         """The command that measures this device again."""
-        return REGENERATE["cuda" if self.on_gpu else "cpu"]
+        return REGENERATE[self.device["type"]]
 
     def stale_message(self) -> str:
         files = ", ".join(self.code_files)
@@ -105,14 +113,18 @@ def _load_results(name: str, root: Path, paths: list[Path]) -> list[Results]:
             f"{(RESULTS_DIR / f'{name}-<device>.json').as_posix()}: no results file; run "
             f"{REGENERATE['cpu']} to measure on CPU"
         )
-    current = code_hash(BENCHMARKS[name], root)
+    current = {False: code_hash(BENCHMARKS[name], root)}
     loaded = []
     for path in paths:
         rel = path.relative_to(root)
         text, data = _read(path, rel)
         validate(data, text, rel, name)
-        loaded.append(Results(rel, data, data["provenance"]["code"]["sha256"] != current))
-    return sorted(loaded, key=lambda r: (not r.on_gpu, r.device["slug"]))
+        traced = is_traced(data)
+        if traced not in current:
+            current[traced] = code_hash(TRACER, root)
+        stale = data["provenance"]["code"]["sha256"] != current[traced]
+        loaded.append(Results(rel, data, stale))
+    return sorted(loaded, key=lambda r: (r.traced, not r.on_gpu, r.device["slug"]))
 
 
 def _read(path: Path, rel: Path) -> tuple[str, Any]:

@@ -20,6 +20,8 @@ from jsonschema import Draft202012Validator
 from tools.benchmarks.errors import BenchmarkError
 
 SCHEMA_FILE = Path(__file__).with_name("results.schema.json")
+# A traced file (its device is the tracer, ``"type": "traced"``) has its own format.
+TRACED_SCHEMA_FILE = Path(__file__).with_name("traced.schema.json")
 _SPACE = re.compile(r"\s*")
 _DECODER = json.JSONDecoder()
 
@@ -40,6 +42,14 @@ _DATE_FORMAT = "%Y-%m-%dT%H:%M:%SZ"
 
 # The schema is part of the engine's code: read once, when the module is imported.
 _VALIDATOR = Draft202012Validator(json.loads(SCHEMA_FILE.read_text(encoding="utf-8")))
+_TRACED_VALIDATOR = Draft202012Validator(json.loads(TRACED_SCHEMA_FILE.read_text(encoding="utf-8")))
+
+
+def is_traced(data: Any) -> bool:
+    """Whether ``data`` says it was traced (its device is the tracer), not measured."""
+    provenance = data.get("provenance") if isinstance(data, dict) else None
+    device = provenance.get("device") if isinstance(provenance, dict) else None
+    return isinstance(device, dict) and device.get("type") == "traced"
 
 
 def validate(data: Any, text: str, rel: Path, name: str) -> None:
@@ -51,7 +61,8 @@ def validate(data: Any, text: str, rel: Path, name: str) -> None:
             rel, [(lines[("rows",)], f"rows: {len(rows)} rows, more than the {MAX_ROWS} allowed")]
         )
     problems = []
-    for error in _VALIDATOR.iter_errors(data):
+    traced = is_traced(data)
+    for error in (_TRACED_VALIDATOR if traced else _VALIDATOR).iter_errors(data):
         path = tuple(error.absolute_path)
         where = _dotted(path)
         problems.append((_line(lines, path), f"{where + ': ' if where else ''}{error.message}"))
@@ -60,15 +71,15 @@ def validate(data: Any, text: str, rel: Path, name: str) -> None:
     if isinstance(found, str) and found != name:
         problems.append((lines[("benchmark",)], f"benchmark: {found!r}, expected {name!r}"))
     if problems:
-        _raise(rel, problems)
+        _raise(rel, problems, TRACED_SCHEMA_FILE if traced else SCHEMA_FILE)
 
 
-def _raise(rel: Path, problems: list[tuple[int, str]]) -> None:
+def _raise(rel: Path, problems: list[tuple[int, str]], schema: Path = SCHEMA_FILE) -> None:
     listed = "\n".join(f"  {rel.as_posix()}:{line}: {msg}" for line, msg in sorted(problems))
     count = f"{len(problems)} problem{'s' if len(problems) > 1 else ''}"
     raise BenchmarkError(
         f"{rel.as_posix()}: malformed results file ({count}; the format is "
-        f"tools/benchmarks/{SCHEMA_FILE.name}):\n{listed}"
+        f"tools/benchmarks/{schema.name}):\n{listed}"
     )
 
 

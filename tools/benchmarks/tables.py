@@ -275,6 +275,9 @@ def run_kind(config: dict[str, Any]) -> str:
     sizes, short enough for a plot's line."""
     block = config.get("block", "mlp")
     what = "MLP block" if block == "mlp" else f"transformer, {config['attention']} attention"
+    dropout = config.get("dropout")
+    if block == "transformer" and dropout is not None:
+        what += f", dropout {dropout:g}" if dropout else ", no dropout"
     precision = config["dtype"]
     if config.get("autocast"):
         precision += f" under {config['autocast']} autocast"
@@ -287,7 +290,7 @@ def _step_table(result: Results, run: dict[str, Any]) -> str:
     none = next((r for r in run["rows"] if r["strategy"] == "none"), None)
     head = [
         "Strategy",
-        "Activation peak",
+        "Activation peak (model, × model)",
         "Whole-step peak (× predicted)",
         "Predicted",
         "Share of no checkpointing",
@@ -312,6 +315,7 @@ def _step_table(result: Results, run: dict[str, Any]) -> str:
             lines.append(f'<tr><th scope="row">{label}</th><td colspan="5">OOM</td></tr>')
             continue
         ratio = _ratio(row["step_peak_bytes"], row["predicted_step_peak_bytes"])
+        act = _ratio(row["peak_bytes"], row["predicted_peak_bytes"])
         share = row["step_peak_bytes"] / none["step_peak_bytes"] if none else None
         spread = row.get("step_time_spread_s")
         timing = fmt_time(row["step_time_s"])
@@ -320,7 +324,9 @@ def _step_table(result: Results, run: dict[str, Any]) -> str:
             timing += f"{len(row['step_times_s'])} rounds)</small>"
         lines.append(
             f'<tr><th scope="row">{label}</th>'
-            f'<td class="num">{fmt_bytes(row["peak_bytes"])}</td>'
+            f'<td class="num">{fmt_bytes(row["peak_bytes"])}<br><small>model '
+            f"{fmt_bytes(row['predicted_peak_bytes'])}, "
+            f"{'—' if act is None else f'× {act:.2f}'}</small></td>"
             f'<td class="num">{fmt_bytes(row["step_peak_bytes"])}'
             f"<br><small>{'—' if ratio is None else f'× {ratio:.2f}'}</small></td>"
             f'<td class="num">{fmt_bytes(row["predicted_step_peak_bytes"])}</td>'
@@ -481,7 +487,11 @@ def _grads_text(row: dict[str, Any]) -> str:
 def _provenance_line(result: Results) -> str:
     prov = result.data["provenance"]
     device = esc(result.device["name"])
-    if result.measured_here:
+    if result.traced:  # a trace is never a measurement, whoever made it
+        host = esc(result.device.get("host", "a CPU"))
+        parts = [f"Traced at full size on CPU kernels ({host}), not measured on a GPU: "
+                 f"{esc(prov['method'])}"]  # fmt: skip
+    elif result.measured_here:
         parts = [f"Measured on {device} by the job that published this site"]
     else:  # committed by someone: its device and numbers are what the file says
         parts = [f"Submitted: measured on {device}, as the file says"]

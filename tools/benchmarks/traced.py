@@ -1,0 +1,229 @@
+"""The traced views: peaks traced with fake tensors at full size, and the tracer's own check.
+
+A traced file (``checkpointing-traced.json``, written by ``tests/perf/trace_checkpointing.py``)
+holds no measurement: every table here says so in its caption, names beside a run how a CUDA
+run would keep other tensors (the file's ``cuda_differs``), and lists what could not be traced
+instead of showing it as zero. ``traced-check`` sets the traced CPU-size rows beside the CPU
+measurement of the same configurations, so a reader sees how far the tracer can be trusted.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tools.benchmarks.errors import BenchmarkError
+from tools.benchmarks.formatting import describe_parameter, esc, fmt_bytes, strategy_name
+from tools.benchmarks.results import REGENERATE, Results
+from tools.benchmarks.tables import _provenance_line, describe_run, step_runs
+
+LABEL = "traced at full size on CPU kernels, not measured on a GPU"
+# Config keys that say what ran (not how it was timed or where): a traced and a measured run
+# are the same configuration when these agree.
+SAME_RUN = (
+    "block",
+    "attention",
+    "dropout",
+    "dtype",
+    "autocast",
+    "layers",
+    "batch",
+    "tokens",
+    "hidden",
+    "heads",
+    "layers_per_group",
+    "segments",
+)
+
+
+# How far the model's activation peak may be from a traced or measured one before the page must
+# name what the model leaves out (tests/test_benchmarks_traced.py holds every row to it).
+MODEL_TOLERANCE = 0.05
+
+
+def model_gap(config: dict[str, Any], row: dict[str, Any]) -> str | None:
+    """The term the memory model is known to leave out of ``row``'s activation peak, or None."""
+    if row["strategy"] == "offload":
+        return "the host copies: on a CPU, and in a trace of CPU kernels, the host is the device"
+    fallback = config.get("attention") == "fused" and config.get("dropout")
+    if config.get("block") == "transformer" and fallback and config["dtype"] != "float32":
+        return (
+            "SDPA's math fallback on CPU (dropout on) computes bfloat16 attention in float32: "
+            "float32 score-sized tensors the model does not count"
+        )
+    if config.get("block") == "transformer" and fallback and row["strategy"] == "selective":
+        return (
+            "selective checkpointing of SDPA's CPU math fallback (dropout on) keeps less than "
+            "the explicit ops' matmul outputs the model counts: over-counted, term not yet "
+            "identified"
+        )
+    if config.get("autocast") and (row.get("layers_per_group") or 1) > 1:
+        return (
+            "recomputing a group of several explicit-attention blocks under CPU bfloat16 "
+            "autocast holds less than the model's n·c: the model over-counts, term not yet "
+            "identified"
+        )
+    return None
+
+
+def gap_note(config: dict[str, Any], row: dict[str, Any], peak: float) -> str:
+    """Beside a ratio beyond the tolerance: by how much, and the term the model leaves out."""
+    predicted = row["predicted_peak_bytes"]
+    if not predicted or abs(peak / predicted - 1) <= MODEL_TOLERANCE:
+        return ""
+    term = model_gap(config, row) or "not explained"
+    return f"<br><small>beyond the model: {fmt_bytes(peak - predicted)}, {esc(term)}</small>"
+
+
+def traced_file(results: list[Results]) -> Results:
+    """The traced file among ``results``; a missing one is an error naming its command."""
+    for result in results:
+        if result.traced:
+            return result
+    raise BenchmarkError(
+        "docs/benchmarks/checkpointing-traced.json: no traced results file; run "
+        f"{REGENERATE['traced']}"
+    )
+
+
+def view_traced(results: list[Results]) -> str:
+    """The GPU configuration at full size, every strategy and precision, traced."""
+    return _runs_view(traced_file(results), "gpu", "GPU configuration")
+
+
+def view_traced_presets(results: list[Results]) -> str:
+    """The planner's presets, every strategy, traced."""
+    return _runs_view(traced_file(results), "presets", "Planner preset")
+
+
+def _runs_view(result: Results, part: str, what: str) -> str:
+    parts = ['<div class="benchmark benchmark-traced">']
+    for run in result.data[part]:
+        parts += _run_table(run, f"{what} {run['name']}")
+    parts += [_provenance_line(result), "</div>"]
+    return "\n".join(parts)
+
+
+def _label(row: dict[str, Any]) -> str:
+    label = esc(strategy_name(row))
+    if describe_parameter(row) != "—":
+        label += f"<br><small>{esc(describe_parameter(row))}</small>"
+    return label
+
+
+def _ratio(value: float, reference: float) -> str:
+    return f"× {value / reference:.3f}" if reference else "—"
+
+
+def _run_table(run: dict[str, Any], title: str) -> list[str]:
+    state = run["state"]
+    resident = state["parameter_bytes"] + state["gradient_bytes"] + state["optimizer_bytes"]
+    head = (
+        "Strategy",
+        "Activation peak",
+        "Model's activation peak (traced / model)",
+        "Whole-step peak",
+        "Model's whole step (traced / model)",
+    )
+    lines = _open_table(
+        f"{esc(title)}: {esc(describe_run(run['config']))}, whole step with Adam, "
+        f"<strong>{LABEL}</strong>. Resident: {fmt_bytes(resident)}",
+        head,
+    )
+    for row in run["rows"]:
+        lines.append(
+            f'<tr><th scope="row">{_label(row)}</th>'
+            f'<td class="num">{fmt_bytes(row["peak_bytes"])}</td>'
+            f'<td class="num">{fmt_bytes(row["predicted_peak_bytes"])}<br><small>'
+            f"{_ratio(row['peak_bytes'], row['predicted_peak_bytes'])}</small>"
+            f"{gap_note(run['config'], row, row['peak_bytes'])}</td>"
+            f'<td class="num">{fmt_bytes(row["step_peak_bytes"])}</td>'
+            f'<td class="num">{fmt_bytes(row["predicted_step_peak_bytes"])}<br><small>'
+            f"{_ratio(row['step_peak_bytes'], row['predicted_step_peak_bytes'])}</small></td></tr>"
+        )
+    lines += ["</tbody>", "</table>"]
+    if run["cuda_differs"]:
+        lines.append(f'<p class="benchmark-note">On CUDA: {esc(run["cuda_differs"])}.</p>')
+    for missing in run["untraced"]:
+        param = describe_parameter(missing)
+        what = strategy_name(missing) + (f", {param}" if param != "—" else "")
+        lines.append(
+            f'<p class="benchmark-note">Not traced: {esc(what)} ({esc(missing["error"])}).</p>'
+        )
+    return lines
+
+
+def same_run(traced: dict[str, Any], measured: dict[str, Any]) -> bool:
+    return all(traced.get(k) == measured.get(k) for k in SAME_RUN)
+
+
+def pairs(traced: Results, measured: Results) -> list[tuple[dict, dict]]:
+    """(traced run, measured run) for every measured run the traced file's check holds."""
+    found = []
+    for run in step_runs(measured):
+        match = [t for t in traced.data["cpu_check"] if same_run(t["config"], run["config"])]
+        if match:
+            found.append((match[0], run))
+    return found
+
+
+def view_traced_check(results: list[Results]) -> str:
+    """Each CPU-measured row beside the same configuration traced, and the model beside both."""
+    traced = traced_file(results)
+    parts = ['<div class="benchmark benchmark-traced-check">']
+    for measured in [r for r in results if not r.traced and not r.on_gpu]:
+        for run, reference in pairs(traced, measured):
+            parts += _check_table(run, reference, measured)
+        parts.append(_provenance_line(measured))
+    parts += [_provenance_line(traced), "</div>"]
+    return "\n".join(parts)
+
+
+def _check_table(run: dict[str, Any], reference: dict[str, Any], measured: Results) -> list[str]:
+    head = (
+        "Strategy",
+        "Activation peak, measured",
+        "Traced (traced / measured)",
+        "Model (measured / model)",
+        "Whole-step peak, measured",
+        "Traced (traced / measured)",
+    )
+    lines = _open_table(
+        f"The tracer against the measurement on {esc(measured.device['name'])}: "
+        f"{esc(describe_run(reference['config']))}",
+        head,
+    )
+    traced_rows = {_key(r): r for r in run["rows"]}
+    for row in reference["rows"]:
+        got = traced_rows.get(_key(row))
+        if row["status"] != "ok" or got is None:
+            why = "not traced" if got is None else "not measured"
+            lines.append(f'<tr><th scope="row">{_label(row)}</th><td colspan="5">{why}</td></tr>')
+            continue
+        lines.append(
+            f'<tr><th scope="row">{_label(row)}</th>'
+            f'<td class="num">{fmt_bytes(row["peak_bytes"])}</td>'
+            f'<td class="num">{fmt_bytes(got["peak_bytes"])}<br><small>'
+            f"{_ratio(got['peak_bytes'], row['peak_bytes'])}</small></td>"
+            f'<td class="num">{fmt_bytes(row["predicted_peak_bytes"])}<br><small>'
+            f"{_ratio(row['peak_bytes'], row['predicted_peak_bytes'])}</small>"
+            f"{gap_note(reference['config'], row, row['peak_bytes'])}</td>"
+            f'<td class="num">{fmt_bytes(row["step_peak_bytes"])}</td>'
+            f'<td class="num">{fmt_bytes(got["step_peak_bytes"])}<br><small>'
+            f"{_ratio(got['step_peak_bytes'], row['step_peak_bytes'])}</small></td></tr>"
+        )
+    lines += ["</tbody>", "</table>"]
+    return lines
+
+
+def _key(row: dict[str, Any]) -> tuple:
+    return row["strategy"], row["layers_per_group"], row["segments"]
+
+
+def _open_table(caption: str, head: tuple[str, ...]) -> list[str]:
+    """A table's opening lines: ``caption`` (already escaped HTML) and a header row."""
+    return [
+        "<table>",
+        f"<caption>{caption}</caption>",
+        "<thead><tr>" + "".join(f'<th scope="col">{esc(h)}</th>' for h in head) + "</tr></thead>",
+        "<tbody>",
+    ]

@@ -29,7 +29,7 @@ from tools.benchmarks import traced as views
 from tools.benchmarks.errors import BenchmarkError
 from tools.benchmarks.results import REGENERATE
 from tools.benchmarks.schema import validate
-from tools.build.buildinfo import ROOT
+from tools.buildkit.buildinfo import ROOT
 
 TRACED = ROOT / "docs" / "benchmarks" / "checkpointing-traced.json"
 TRACER_TOLERANCE = 0.03

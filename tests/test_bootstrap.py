@@ -93,7 +93,7 @@ def test_pip_installs_when_uv_fails(fresh_env):
     _, fake_uv, pip_runs = fresh_env
     fake_uv(1)
     bootstrap.ensure_venv()
-    assert pip_runs == [["genanki>=0.13"]]
+    assert pip_runs == [["genanki>=0.13", "-e", str(bootstrap.ROOT)]]  # the engine, for its plugin
     assert bootstrap.STAMP.read_text() == bootstrap.wanted_stamp()
 
 

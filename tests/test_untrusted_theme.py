@@ -45,6 +45,8 @@ def _add_extra(course: Path, block: str) -> int:
     """Put ``block`` (YAML under ``extra:``) right after the ``extra:`` line; its first line."""
     settings = course / "mkdocs.yml"
     text = settings.read_text("utf-8")
+    if "\nextra:\n" not in text:
+        text = text.rstrip("\n") + "\nextra:\n"
     head, sep, tail = text.partition("\nextra:\n")
     settings.write_text(head + sep + block + tail, "utf-8")
     return head.count("\n") + 3
@@ -198,7 +200,7 @@ def test_every_type_a_browser_renders_as_a_document_is_refused_unless_listed(cou
     (course / "docs" / name).write_text(body, "utf-8")
     errors = [e for e in _errors(course) if e.startswith("docs/")]
     assert [e.split(": ", 1)[0] for e in errors] == [f"docs/{name}:1"], errors
-    assert "extra.course.active_files" in errors[0]
+    assert "plugins.course.active_files" in errors[0]
 
 
 def test_a_listed_document_and_inert_files_pass(course):
@@ -251,10 +253,10 @@ def test_a_utf8_sheet_with_bom_or_charset_is_read_as_the_browser_reads_it():
 @pytest.mark.parametrize(
     ("setting", "existing", "why"),
     [
-        ("    practice_download: index.html", None, "must end in .zip"),
-        ("    practice_download: assets/review/store.js", None, "must end in .zip"),
-        ("    practice_download: downloads/kept.zip", "downloads/kept.zip", "would replace"),
-        ("    deck_file: downloads/kept.apkg", "downloads/kept.apkg", "would replace"),
+        ("      practice_download: index.html", None, "must end in .zip"),
+        ("      practice_download: assets/review/store.js", None, "must end in .zip"),
+        ("      practice_download: downloads/kept.zip", "downloads/kept.zip", "would replace"),
+        ("      deck_file: downloads/kept.apkg", "downloads/kept.apkg", "would replace"),
     ],
 )
 def test_a_download_path_cannot_name_a_file_the_build_publishes(course, setting, existing, why):
@@ -264,5 +266,5 @@ def test_a_download_path_cannot_name_a_file_the_build_publishes(course, setting,
     key = setting.split(":")[0]
     line = _set(course, key, setting)
     errors = [e for e in _errors(course) if e.startswith("mkdocs.yml:")]
-    assert errors[0].startswith(f"mkdocs.yml:{line}: extra.course.{key.strip()} "), errors
+    assert errors[0].startswith(f"mkdocs.yml:{line}: plugins.course.{key.strip()}"), errors
     assert why in errors[0], errors

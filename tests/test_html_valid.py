@@ -60,7 +60,8 @@ def plain_build(tmp_path: Path) -> Path:
     not run."""
     root = copy_course(tmp_path / "course")
     config = yaml.safe_load((root / "mkdocs.yml").read_text("utf-8"))
-    config["plugins"] = [p for p in config["plugins"] if not (isinstance(p, dict) and "course" in p)]
+    plugins = config["plugins"]
+    config["plugins"] = [p for p in plugins if not (isinstance(p, dict) and "course" in p)]
     config["strict"] = False  # links to what the course plugin makes (the deck) are missing here
     for plugin in config["plugins"]:
         if isinstance(plugin, dict) and "mkdocs-jupyter" in plugin:

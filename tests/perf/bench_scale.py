@@ -16,9 +16,10 @@ Printed, after the machine (cores, load, versions):
    one to three lines each), the same for the same arguments down to its commit ids, for two
    engines side by side in one run: ``new`` (this checkout) and ``old`` (``--old REF``, by
    default where HEAD left main, checked out in a worktree of its own and removed afterwards);
-   each engine's course names its own assets and loads its own engine: ``plugins: - course`` with
-   ``PYTHONPATH`` at that checkout, or, for a ref from before the plugin (no
-   ``tools/plugin/plugin.py``), ``hooks:`` with its ``tools/site/hook.py`` and ``extra.course``;
+   each engine's course names its own assets and loads its own engine: ``plugins: - course``
+   with ``PYTHONPATH`` at that checkout, or, for a ref from before the plugin (no
+   ``tools/plugin/plugin.py``), ``hooks:`` with its hook (``hook.py`` of its ``site`` folder)
+   and ``extra.course``;
    the file MkDocs loads is printed once per engine. R rounds, the engines alternating
    (old, new, then new, old ...), each of: plain MkDocs, a clean build (no site, no ``.cache``),
    a rebuild with nothing changed (and that rebuild made to run MkDocs anyway) and a clean
@@ -195,7 +196,7 @@ def bench_real(pairs: int, tmp: Path) -> None:
         (ROOT / PLAIN_CONFIG).unlink(missing_ok=True)
     print(f"  median ours/plain: {statistics.median(ratios):.2f}")
     anyway = statistics.median(full)
-    print(f"  median ours/plain with MkDocs run anyway (hook work from the memo): {anyway:.2f}")
+    print(f"  median ours/plain with MkDocs run anyway (plugin work from the memo): {anyway:.2f}")
     print(f"  load average now: {load_average()}")
 
 

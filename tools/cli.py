@@ -13,25 +13,22 @@ own ``mkdocs.yml`` and ``docs/``); the default is this repository's course.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import gc
 import os
-import shutil
-import signal
 import subprocess
 import sys
 import tempfile
-import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import NoReturn
 
+from tools import build_staging
 from tools.buildkit import buildinfo, workers
 from tools.buildkit import stamp as build_stamp
 from tools.course import check as course_check
 from tools.plugin import mkdocs_build
 from tools.plugin.syntax import MKDOCS
+from tools.progress_command import direction as _progress_direction
 
 ROOT = buildinfo.ROOT
 
@@ -104,11 +101,12 @@ def build_site(site_dir: Path, *, root: Path = ROOT, strict_results: bool = Fals
     # they start with them (this process imports them anyway, when MkDocs loads the plugin).
     from tools.plugin import offline, pages, review  # noqa: F401
 
-    with _terminate_as_exit(), workers.build_pool() as pool:  # the build's one worker pool
+    # The build's one worker pool; SIGTERM becomes SystemExit, so the staging folder goes.
+    with build_staging.terminate_as_exit(), workers.build_pool() as pool:
         checked = course_check.start_checking(
             root, syntax=MKDOCS, strict_results=strict_results, workers=pool
         )
-        _remove_abandoned_staging(site_dir.parent)
+        build_staging.remove_abandoned_staging(site_dir.parent)
         staging = Path(tempfile.mkdtemp(prefix=f".site-{os.getpid()}-", dir=site_dir.parent))
         umask = os.umask(0)
         os.umask(umask)
@@ -122,90 +120,15 @@ def build_site(site_dir: Path, *, root: Path = ROOT, strict_results: bool = Fals
                 strict_results=strict_results,
                 pool=pool,
             )
-            _swap_in(staging, site_dir, old)
+            build_staging.swap_in(staging, site_dir, old)
             build_stamp.record(root, site_dir, inputs)
         finally:
-            _remove_tree(staging)
-            _remove_tree(old)
+            build_staging.remove_tree(staging)
+            build_staging.remove_tree(old)
     print(
         f"built {site_dir} (deck: {site_dir / course.config.deck_file}) "
         f"in {time.perf_counter() - started:.1f} s"
     )
-
-
-def _remove_abandoned_staging(folder: Path) -> None:
-    """Remove staging folders of builds that were killed (SIGKILL, power loss) mid-way.
-
-    A staging folder is named ``.site-<pid>-...`` after the build that made it; one whose process
-    is gone is abandoned. Folders of a running build, or without a pid, are left alone.
-    """
-    for path in folder.glob(".site-*"):
-        pid = path.name.split("-")[1]
-        if pid.isdigit() and not _running(int(pid)):
-            _remove_tree(path)
-
-
-def _remove_tree(path: Path) -> None:
-    """``rm -rf``: folders a user made read-only (an old ``site/``) are made writable first, so
-    no ``.site-*-old`` folder is left behind."""
-    if not path.exists() and not path.is_symlink():
-        return
-
-    def writable(folder: Path) -> None:
-        with contextlib.suppress(OSError):
-            folder.chmod(0o700)
-        with contextlib.suppress(OSError):
-            for child in folder.iterdir():
-                if child.is_dir() and not child.is_symlink():
-                    writable(child)
-
-    if path.is_dir() and not path.is_symlink():
-        writable(path)
-    shutil.rmtree(path, ignore_errors=True)
-
-
-def _running(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # someone else's process
-        return True
-    return True
-
-
-def _swap_in(staging: Path, site_dir: Path, old: Path) -> None:
-    """Replace ``site_dir`` by ``staging`` with no moment, even on a signal, without either."""
-    held = {signal.SIGINT, signal.SIGTERM}
-    signal.pthread_sigmask(signal.SIG_BLOCK, held)
-    try:
-        if site_dir.exists():
-            site_dir.rename(old)
-        try:
-            staging.rename(site_dir)
-        except OSError:
-            if old.exists():
-                old.rename(site_dir)
-            raise
-    finally:
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, held)
-
-
-@contextlib.contextmanager
-def _terminate_as_exit() -> Iterator[None]:
-    """Turn SIGTERM into SystemExit while building, so ``finally`` blocks clean up after it."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def stop(signum: int, frame: object) -> None:
-        raise SystemExit(f"interrupted by signal {signum}; site/ was left as it was")
-
-    previous = signal.signal(signal.SIGTERM, stop)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
 
 
 def cmd_build(args: argparse.Namespace) -> int:
@@ -238,94 +161,6 @@ def cmd_progress(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
     return 1
-
-
-FSRS_NOTE = (
-    " Anki goes on with the FSRS memory state each card carries once FSRS is on: Deck options >"
-    " Advanced > FSRS (one switch for the whole collection)."
-)
-
-
-def _progress_direction(args: argparse.Namespace, course, now: int) -> int:
-    from tools.anki import deck, progress
-    from tools.course import notes
-
-    source = Path(args.file)
-    guids = {item.guid for item in notes.note_items(course)}
-    if args.direction == "from-anki":
-        from tools.anki.progress_read import from_anki
-
-        out = Path(args.output or source.with_suffix(".json"))
-        progress.check_output(out, [source], args.force)
-        cards, counts = from_anki(source, guids, now)
-        data = progress.encode_progress(
-            progress.progress_document(cards, now, progress.DEFAULT_NEW_PER_DAY)
-        )
-        progress.write_output(out, data)
-        print(
-            f"wrote {out}: {counts['known']} reviewed cards; {counts['new']} never reviewed; "
-            f"{counts['unknown']} cards the course does not know ignored"
-            + (
-                f"; {counts['damaged']} with values the page cannot read left out"
-                if counts["damaged"]
-                else ""
-            )
-            + (
-                f"; {counts['estimated']} without an FSRS memory state (estimated)"
-                if counts["estimated"]
-                else ""
-            )
-            + ". On the Review page: Progress and settings > Import progress."
-        )
-        return 0
-    document = progress.read_progress(source)
-    package = deck.build_apkg(
-        course, timestamp=buildinfo.source_date_epoch(args.course), root=args.course
-    )
-    if args.direction == "into-anki":
-        from tools.anki.progress_merge import into_anki
-
-        if not args.collection:
-            raise progress.ProgressError(
-                "into-anki needs the collection: Anki's collection.anki2 in your profile's folder"
-            )
-        counts = into_anki(Path(args.collection), document["cards"], package, guids, now)
-        if not counts["notes_added"] + counts["scheduled"] + counts["reviews_added"]:
-            print(
-                f"{args.collection}: nothing moved: Anki already has every review in {source}"
-                f" ({counts['kept']} cards reviewed there as late or later keep Anki's schedule)."
-                f" Anki's backup from before: {counts['backup']}."
-            )
-            return 0
-        print(
-            f"{args.collection}: {counts['notes_added']} course notes added; "
-            f"{counts['scheduled']} cards given the site's schedule; {counts['kept']} kept as "
-            f"Anki had them (reviewed there later); {counts['reviews_added']} reviews added"
-            + (
-                f"; {counts['unknown']} items not in this course left out"
-                if counts["unknown"]
-                else ""
-            )
-            + f". Anki's backup from before: {counts['backup']}."
-            + ("" if counts["fsrs"] else FSRS_NOTE)
-        )
-        return 0
-    from tools.anki.progress_apkg import to_apkg
-
-    out = Path(args.output or source.with_suffix(".apkg"))
-    progress.check_output(out, [source], args.force)
-    made, scheduled = to_apkg(package, document["cards"], now)
-    progress.write_output(out, made)
-    left = len(document["cards"]) - scheduled
-    print(
-        f"wrote {out}: {scheduled} cards with their schedule"
-        + (f"; {left} not in this version of the course left out" if left else "")
-        + ". In Anki: File > Import, with 'Import any learning progress' ticked. That brings the"
-        " schedule only into a collection without the course's deck: Anki leaves the cards it"
-        " already has as they are. If yours has the deck, close Anki and run python3 -m tools"
-        " progress into-anki " + str(source) + " COLLECTION instead." + FSRS_NOTE
-    )
-    return 0
 
 
 def cmd_vendor(args: argparse.Namespace) -> int:

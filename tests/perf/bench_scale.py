@@ -6,17 +6,21 @@ figures, not a test; it takes minutes.
 
 Printed, after the machine (cores, load, versions):
 
-1. This course: K pairs of builds, each a plain ``mkdocs build`` of the same pages with the hook
-   taken out of a temporary copy of ``mkdocs.yml`` (``mkdocs.plain.yml``, removed afterwards),
-   then a rebuild with nothing changed by ``python -m tools.cli build`` (which finds the site up
-   to date and skips MkDocs), and the same rebuild made to run MkDocs anyway (its record of the
-   last build removed: the hook's work comes from its caches); each pair and the median ratios
-   ours/plain. Both kinds run once first, untimed, so caches are warm.
+1. This course: K pairs of builds, each a plain ``mkdocs build`` of the same pages with the
+   course plugin taken out of a temporary copy of ``mkdocs.yml`` (``mkdocs.plain.yml``, removed
+   afterwards), then a rebuild with nothing changed by ``python -m tools.cli build`` (which
+   finds the site up to date and skips MkDocs), and the same rebuild made to run MkDocs anyway
+   (its record of the last build removed: the plugin's work comes from its caches); each pair
+   and the median ratios ours/plain. Both kinds run once first, untimed, so caches are warm.
 2. A generated course (N lessons of 25 flashcards and a 5-question quiz each, M commits that edit
    one to three lines each), the same for the same arguments down to its commit ids, for two
    engines side by side in one run: ``new`` (this checkout) and ``old`` (``--old REF``, by
    default where HEAD left main, checked out in a worktree of its own and removed afterwards);
-   each engine's course names its own hook and assets. R rounds, the engines alternating
+   each engine's course names its own assets and loads its own engine: ``plugins: - course``
+   with ``PYTHONPATH`` at that checkout, or, for a ref from before the plugin (no
+   ``tools/plugin/plugin.py``), ``hooks:`` with its hook (``hook.py`` of its ``site`` folder)
+   and ``extra.course``;
+   the file MkDocs loads is printed once per engine. R rounds, the engines alternating
    (old, new, then new, old ...), each of: plain MkDocs, a clean build (no site, no ``.cache``),
    a rebuild with nothing changed (and that rebuild made to run MkDocs anyway) and a clean
    ``tools.cli deck``; each engine's medians and median ratios beside the targets (clean build
@@ -28,7 +32,7 @@ Printed, after the machine (cores, load, versions):
 
 Other work on the machine skews every figure: the load average is printed before and after.
 
-Plain builds run with ``--strict`` when they pass that way; where the hook is needed for that
+Plain builds run with ``--strict`` when they pass that way; where the engine is needed for that
 (the deck download link has no file without it) they run with ``--no-strict``, and it says so.
 """
 
@@ -38,7 +42,6 @@ import argparse
 import os
 import pstats
 import random
-import re
 import shutil
 import statistics
 import subprocess
@@ -62,7 +65,8 @@ from tools.course import notes  # noqa: E402
 from tools.plugin import review  # noqa: E402
 from tools.plugin.syntax import MKDOCS  # noqa: E402
 
-HOOK = ROOT / "tools" / "site" / "hook.py"
+PLUGIN = Path("tools", "plugin", "plugin.py")  # an engine with it is the MkDocs plugin "course"
+OLD_HOOK = Path("tools", "site", "hook.py")  # before the plugin: a hook, settings in extra.course
 PLAIN_CONFIG = "mkdocs.plain.yml"
 CARDS, QUESTIONS = 25, 5
 EPOCH = 1_700_000_000  # the generated history's first commit; each later one is 10 min after
@@ -82,10 +86,10 @@ class BuildFailed(Exception):
 # --- running and timing ---------------------------------------------------------------------
 
 
-def run(cmd: list[str], cwd: Path = ROOT) -> tuple[float, str]:
+def run(cmd: list[str], cwd: Path = ROOT, env: dict[str, str] | None = None) -> tuple[float, str]:
     """Seconds a command took, and its stderr; :class:`BuildFailed` when it fails."""
     started = time.perf_counter()
-    result = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True)
+    result = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True)
     elapsed = time.perf_counter() - started
     if result.returncode:
         raise BuildFailed(f"{' '.join(cmd)} failed:\n{result.stdout}{result.stderr}")
@@ -121,14 +125,14 @@ def ours_command(course: Path, site: Path) -> list[str]:
 
 
 def plain_command(course: Path, site: Path) -> list[str]:
-    """The plain build's command, strict when the pages pass that way without the hook."""
+    """The plain build's command, strict when the pages pass that way without the engine."""
     config = str(course / PLAIN_CONFIG)
     cmd = [sys.executable, "-m", "mkdocs", "build", "-f", config, "-d", str(site)]
     try:
         _, stderr = run([*cmd, "--strict"], cwd=course)
     except BuildFailed as exc:
         reasons = warnings_in(str(exc)) or str(exc).splitlines()[-3:]
-        print(f"  plain build fails with --strict without the hook ({len(reasons)} warning(s)):")
+        print(f"  plain build fails with --strict without the engine ({len(reasons)} warning(s)):")
         for line in reasons[:5]:
             print(f"    {line}")
         print("  so plain builds run with --no-strict")
@@ -139,12 +143,30 @@ def plain_command(course: Path, site: Path) -> list[str]:
 
 
 def write_plain_config(course: Path) -> None:
-    """``mkdocs.plain.yml`` beside ``mkdocs.yml``: the same settings without the ``hooks:``."""
-    text = (course / "mkdocs.yml").read_text("utf-8")
-    plain, found = re.subn(r"(?m)^hooks:[ \t]*(?:#.*)?\n(?:(?:[ \t]+|- ).*\n|[ \t]*\n)*", "", text)
-    if found != 1:
-        raise SystemExit(f"{course / 'mkdocs.yml'}: no top-level hooks: block to remove")
-    (course / PLAIN_CONFIG).write_text(plain, "utf-8")
+    """``mkdocs.plain.yml`` beside ``mkdocs.yml``: the same settings without the engine (the
+    ``course`` plugin, or an older engine's ``hooks:``)."""
+    path = course / "mkdocs.yml"
+    config = yaml.safe_load(path.read_text("utf-8"))
+    plugins = config.get("plugins", [])
+    kept = [entry for entry in plugins if not is_course_plugin(entry)]
+    if config.pop("hooks", None) is None and len(kept) == len(plugins):
+        raise SystemExit(f"{path}: neither the course plugin nor a hooks: block to remove")
+    config["plugins"] = kept
+    (course / PLAIN_CONFIG).write_text(yaml.safe_dump(config, sort_keys=False), "utf-8")
+
+
+def is_course_plugin(entry: str | dict) -> bool:
+    """A ``plugins:`` entry that is the course plugin: ``- course`` or ``- course: {...}``."""
+    return entry == "course" or (isinstance(entry, dict) and "course" in entry)
+
+
+def course_settings(config: dict) -> dict:
+    """The course's settings in a ``mkdocs.yml`` of either engine: the plugin's, or ``extra.course``
+    for an engine from before the plugin."""
+    for entry in config.get("plugins", []):
+        if isinstance(entry, dict) and "course" in entry:
+            return entry["course"]
+    return config["extra"]["course"]
 
 
 # --- 1. this course ---------------------------------------------------------------------------
@@ -174,7 +196,7 @@ def bench_real(pairs: int, tmp: Path) -> None:
         (ROOT / PLAIN_CONFIG).unlink(missing_ok=True)
     print(f"  median ours/plain: {statistics.median(ratios):.2f}")
     anyway = statistics.median(full)
-    print(f"  median ours/plain with MkDocs run anyway (hook work from the memo): {anyway:.2f}")
+    print(f"  median ours/plain with MkDocs run anyway (plugin work from the memo): {anyway:.2f}")
     print(f"  load average now: {load_average()}")
 
 
@@ -220,20 +242,22 @@ def edit_line(line: str, rng: random.Random) -> str:
 
 
 def course_config(names: list[str], engine: Path) -> str:
-    """The ``mkdocs.yml`` of the engine's checkout for the generated lessons: its hook by its
-    absolute path, no notebook plugin, only the assets that are copied, its own deck and GUID
-    namespace."""
+    """The ``mkdocs.yml`` of the engine's checkout for the generated lessons: its course plugin
+    (or an older engine's hook, by its absolute path), no notebook plugin, only the assets that
+    are copied, its own deck and GUID namespace."""
     config = yaml.safe_load((engine / "mkdocs.yml").read_text("utf-8"))
-    config["site_name"] = config["extra"]["course"]["deck_name"] = "Synthetic Scale Course"
-    config["extra"]["course"].update(
+    settings = course_settings(config)
+    config["site_name"] = settings["deck_name"] = "Synthetic Scale Course"
+    settings.update(
         deck_file="downloads/synthetic-scale-course.apkg",
         guid_namespace="synthetic-scale-course",
         note_type_ids={"basic": 1999000001, "choice": 1999000002},
         languages=["en"],
     )
-    config["hooks"] = [(engine / HOOK.relative_to(ROOT)).as_posix()]
+    if not (engine / PLUGIN).is_file():
+        config["hooks"] = [(engine / OLD_HOOK).as_posix()]
     config["theme"]["custom_dir"] = (engine / config["theme"]["custom_dir"]).as_posix()
-    config["plugins"] = [p for p in config["plugins"] if not isinstance(p, dict)]
+    config["plugins"] = [p for p in config["plugins"] if isinstance(p, str) or is_course_plugin(p)]
     config.pop("watch", None)  # folders of this repository
     lessons = [{f"{n} · Topic {n}": f"lessons/{name}"} for n, name in enumerate(names, 1)]
     config["nav"] = [{"Home": "index.md"}, {"Lessons": lessons}]
@@ -244,7 +268,7 @@ def course_config(names: list[str], engine: Path) -> str:
 
 
 def kept_asset(entry: str | dict, engine: Path) -> bool:
-    """An asset of the real config the generated course keeps: copied, or made by the hook
+    """An asset of the real config the generated course keeps: copied, or made by the engine
     (an entry is a path, or MkDocs' ``path:`` with attributes)."""
     path = entry if isinstance(entry, str) else entry["path"]
     return path == review.INDEX_FILE or (engine / "docs" / path).is_file()
@@ -256,7 +280,7 @@ def first_files(names: list[str], lessons: list[list[str]], engine: Path) -> dic
     index += [f"- [Lesson {n}](lessons/{name})" for n, name in enumerate(names, 1)]
     files["docs/index.md"] = ("\n".join(index) + "\n").encode()
     files["docs/review.md"] = (engine / "docs" / "review.md").read_bytes()
-    deck_file = yaml.safe_load(files["mkdocs.yml"])["extra"]["course"]["deck_file"]
+    deck_file = course_settings(yaml.safe_load(files["mkdocs.yml"]))["deck_file"]
     flashcards = f"# Flashcards and Anki deck\n\n[Download the deck]({deck_file})\n"
     files["docs/flashcards.md"] = flashcards.encode()  # review.md links to it
     for path in sorted((engine / "docs" / "assets").rglob("*")):
@@ -332,19 +356,19 @@ def commit_one_answer(course: Path, commits: int) -> None:
 
 def forget_last_build(course: Path) -> None:
     """Drop the record that lets a no-op rebuild skip MkDocs: the rebuild then runs MkDocs, with
-    the hook's page work and the deck taken from the caches."""
+    the engine's page work and the deck taken from the caches."""
     (course / ".cache" / "build" / "last-build.json").unlink(missing_ok=True)
 
 
 def deck_bytes(course: Path, site: Path) -> bytes:
     config = yaml.safe_load((course / "mkdocs.yml").read_text("utf-8"))
-    return (site / config["extra"]["course"]["deck_file"]).read_bytes()
+    return (site / course_settings(config)["deck_file"]).read_bytes()
 
 
 def clean_build(engine: Engine, site: Path) -> tuple[float, bytes]:
     shutil.rmtree(site, ignore_errors=True)
     shutil.rmtree(engine.course / ".cache", ignore_errors=True)
-    elapsed, _ = run(ours_command(engine.course, site), cwd=engine.root)
+    elapsed, _ = run(ours_command(engine.course, site), cwd=engine.root, env=engine.env)
     return elapsed, deck_bytes(engine.course, site)
 
 
@@ -353,14 +377,14 @@ def clean_deck(engine: Engine, out: Path) -> tuple[float, bytes]:
     shutil.rmtree(engine.course / ".cache", ignore_errors=True)
     out.unlink(missing_ok=True)
     cmd = [sys.executable, "-m", "tools.cli", "deck", "--course", str(engine.course)]
-    elapsed, _ = run([*cmd, "-o", str(out)], cwd=engine.root)
+    elapsed, _ = run([*cmd, "-o", str(out)], cwd=engine.root, env=engine.env)
     return elapsed, out.read_bytes()
 
 
 @dataclass
 class Engine:
     """One checkout of the engine (``new``: this one; ``old``: the branch point), and the
-    generated course that names its hook; its rounds of figures."""
+    generated course that loads it; its rounds of figures."""
 
     name: str
     root: Path
@@ -369,6 +393,35 @@ class Engine:
     rounds: list[tuple[float, float, float, float]] = field(default_factory=list)
     decks: set[bytes] = field(default_factory=set)
 
+    @property
+    def env(self) -> dict[str, str]:
+        """This checkout first on the import path: the ``course`` entry point of the installed
+        package names ``tools.plugin.plugin``, which then resolves to this checkout's copy."""
+        return {**os.environ, "PYTHONPATH": str(self.root)}
+
+
+def loaded_engine(engine: Engine) -> str:
+    """The file MkDocs runs as the engine for this engine's course: the plugin module that the
+    ``course`` entry point loads with this engine's import path, or the older engine's hook. A
+    plugin from another checkout is an error: the figures would be that checkout's."""
+    if not (engine.root / PLUGIN).is_file():
+        return (engine.root / OLD_HOOK).as_posix()
+    code = (
+        "import sys; from mkdocs.plugins import get_plugins; "
+        "print(sys.modules[get_plugins()['course'].load().__module__].__file__)"
+    )
+    found = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=engine.root,
+        env=engine.env,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    if Path(found).resolve() != (engine.root / PLUGIN).resolve():
+        raise SystemExit(f"{engine.name} engine: MkDocs loads {found}, not {engine.root / PLUGIN}")
+    return found
+
 
 def bench_round(engine: Engine, tmp: Path, number: int) -> None:
     """A plain build, a clean build, a no-op rebuild (and one made to run MkDocs anyway) and a
@@ -376,11 +429,11 @@ def bench_round(engine: Engine, tmp: Path, number: int) -> None:
     site = tmp / f"{engine.name}-site"
     plain_s, _ = run(engine.plain, cwd=engine.course)
     clean_s, data = clean_build(engine, site)
-    noop_s, stderr = run(ours_command(engine.course, site), cwd=engine.root)
+    noop_s, stderr = run(ours_command(engine.course, site), cwd=engine.root, env=engine.env)
     if number == 1:
         show_warnings(f"{engine.name}", stderr)
     forget_last_build(engine.course)
-    full_s, _ = run(ours_command(engine.course, site), cwd=engine.root)
+    full_s, _ = run(ours_command(engine.course, site), cwd=engine.root, env=engine.env)
     deck_s, deck_data = clean_deck(engine, tmp / f"{engine.name}-deck.apkg")
     engine.rounds.append((plain_s, clean_s, noop_s, deck_s))
     engine.decks |= {data, deck_data}
@@ -537,6 +590,7 @@ def bench_synthetic(args: argparse.Namespace, tmp: Path) -> None:
             print(f"  {name} engine {root}: course generated in {made_s:.2f} s, HEAD {head}")
             write_plain_config(course)
             engines.append(Engine(name, root, course))
+            print(f"  {name} engine: MkDocs loads {loaded_engine(engines[-1])}")
         bench_builds(engines, tmp, args.runs)
     finally:
         if "old" in roots:

@@ -1,0 +1,92 @@
+"""The build's staging folder: made beside ``site/``, swapped in whole, removed after a build
+that failed, was interrupted or was killed.
+
+``python -m tools build`` (:func:`tools.cli.build_site`) writes the site into a staging folder
+and swaps it in only when the build succeeded, so a failed build never leaves ``site/`` half
+written.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import signal
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+
+def remove_abandoned_staging(folder: Path) -> None:
+    """Remove staging folders of builds that were killed (SIGKILL, power loss) mid-way.
+
+    A staging folder is named ``.site-<pid>-...`` after the build that made it; one whose process
+    is gone is abandoned. Folders of a running build, or without a pid, are left alone.
+    """
+    for path in folder.glob(".site-*"):
+        pid = path.name.split("-")[1]
+        if pid.isdigit() and not _running(int(pid)):
+            remove_tree(path)
+
+
+def remove_tree(path: Path) -> None:
+    """``rm -rf``: folders a user made read-only (an old ``site/``) are made writable first, so
+    no ``.site-*-old`` folder is left behind."""
+    if not path.exists() and not path.is_symlink():
+        return
+
+    def writable(folder: Path) -> None:
+        with contextlib.suppress(OSError):
+            folder.chmod(0o700)
+        with contextlib.suppress(OSError):
+            for child in folder.iterdir():
+                if child.is_dir() and not child.is_symlink():
+                    writable(child)
+
+    if path.is_dir() and not path.is_symlink():
+        writable(path)
+    shutil.rmtree(path, ignore_errors=True)
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # someone else's process
+        return True
+    return True
+
+
+def swap_in(staging: Path, site_dir: Path, old: Path) -> None:
+    """Replace ``site_dir`` by ``staging`` with no moment, even on a signal, without either."""
+    held = {signal.SIGINT, signal.SIGTERM}
+    signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    try:
+        if site_dir.exists():
+            site_dir.rename(old)
+        try:
+            staging.rename(site_dir)
+        except OSError:
+            if old.exists():
+                old.rename(site_dir)
+            raise
+    finally:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, held)
+
+
+@contextlib.contextmanager
+def terminate_as_exit() -> Iterator[None]:
+    """Turn SIGTERM into SystemExit while building, so ``finally`` blocks clean up after it."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum: int, frame: object) -> None:
+        raise SystemExit(f"interrupted by signal {signum}; site/ was left as it was")
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)

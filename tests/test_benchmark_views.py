@@ -8,50 +8,27 @@ larger than the spread of the rounds; otherwise it says the difference is within
 
 from __future__ import annotations
 
-import json
 import re
-import shutil
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
 import pytest
+from benchmark_files import committed, course_root, render, write
 from conftest import ROOT
 
-from tools import benchmarks  # first: the engine still imports the views it dispatches to
-
-# isort: split
 from snippets import memory_model
-from snippets.benchmark_views.tables import describe_run, run_kind
+from snippets.benchmark_views.step import describe_run, run_kind
+from tools import benchmarks
 from tools.benchmarks.chart import Bars
 from tools.benchmarks.formatting import fmt_bytes
 
-COMMITTED = ROOT / "docs" / "benchmarks" / "checkpointing-cpu.json"
 SVG = "{http://www.w3.org/2000/svg}"
 
 
 @pytest.fixture
 def root(tmp_path: Path) -> Path:
-    """A course root holding the snippets, so that the committed file is current there."""
-    skip = shutil.ignore_patterns("__pycache__")
-    shutil.copytree(ROOT / "snippets", tmp_path / "snippets", ignore=skip)
-    return tmp_path
-
-
-def committed() -> dict[str, Any]:
-    return json.loads(COMMITTED.read_text("utf-8"))
-
-
-def write(root: Path, data: dict[str, Any]) -> str:
-    text = json.dumps(data, indent=2)
-    path = root / "docs" / "benchmarks" / "checkpointing-cpu.json"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, "utf-8")
-    return text
-
-
-def render(root: Path, view: str) -> str:
-    return benchmarks.render_embed(["checkpointing", view], root, strict=False)
+    return course_root(tmp_path)
 
 
 def svgs(out: str, layout: str = "bm-wide") -> list[ET.Element]:
@@ -127,7 +104,7 @@ def test_breakdown_bars_are_the_files_figures(root: Path):
 def test_breakdown_row_missing_a_field_is_a_schema_error_at_its_line(root: Path):
     data = committed()
     del data["runs"][0]["rows"][2]["peak_bytes"]
-    text = write(root, data)
+    text = write(root, data).read_text("utf-8")
     with pytest.raises(benchmarks.BenchmarkError) as caught:
         render(root, "plot-breakdown")
     # The row's line: where its strategy is written (the row's first field).
@@ -340,7 +317,7 @@ def test_fsdp_view_without_a_measurement_says_so(root: Path):
 def test_fsdp_rank_missing_a_field_is_a_schema_error_at_its_line(root: Path):
     data = with_fsdp(extra=0)
     del data["fsdp"]["ranks"][1]["peak_bytes"]
-    text = write(root, data)
+    text = write(root, data).read_text("utf-8")
     with pytest.raises(benchmarks.BenchmarkError) as caught:
         render(root, "fsdp")
     ranks = text.index('"ranks"')

@@ -12,7 +12,8 @@ with the command that regenerates it (``pytest --regenerate``, which writes this
 measurement). The GPU file is written by ``tests/test_benchmarks_gpu.py`` only; its code path
 is rehearsed here on CPU at a small size.
 
-Rendering: ``tools/benchmarks/`` turns results into tables, SVG plots and a summary. An H200
+Rendering: the views of ``snippets/benchmark_views/``, dispatched by ``tools/benchmarks/``, turn
+results into tables, SVG plots and a summary. An H200
 results file is tested with a small synthetic file made in a temporary directory (never
 committed as a result).
 """
@@ -23,34 +24,27 @@ import dataclasses
 import json
 import math
 import os
-import re
-import shutil
 import statistics
 import subprocess
 import warnings
-import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
 import checkpointing
-import codehash
 import memory_model
 import provenance
 import pytest
 import test_benchmarks_gpu as gpu_run
 import torch
+from benchmark_files import CPU_FILE, REGISTRY, course_root, render
 from torch import nn
 from torch.utils.checkpoint import checkpoint
 
 from tools import benchmarks
-from tools.benchmarks.formatting import fmt_bytes
-from tools.benchmarks.results import REGENERATE
 from tools.buildkit.buildinfo import ROOT
-from tools.course.check import load_checked_course
-from tools.plugin.syntax import MKDOCS
 
 RESULTS = ROOT / "docs" / "benchmarks"
-CPU_FILE = RESULTS / "checkpointing-cpu.json"
+CPU_KIND = REGISTRY["checkpointing"].kind("cpu")
 CONFIG = checkpointing.CONFIGS["cpu"]
 # A few strategies at a small size, for tests about the harness's plumbing.
 TINY = dataclasses.replace(
@@ -321,10 +315,10 @@ def test_committed_cpu_results_are_current(cpu_results: dict[str, Any]) -> None:
     if not provenance.is_current(CPU_FILE, ROOT):
         pytest.fail(
             f"{CPU_FILE.relative_to(ROOT)} was measured with older code; regenerate it with "
-            f"{REGENERATE['cpu']} and commit it"
+            f"{CPU_KIND.regenerate} and commit it"
         )
-    results = benchmarks.load_results("checkpointing", ROOT)
-    (loaded,) = [r for r in results if not r.on_gpu and not r.traced]
+    results = benchmarks.load_results(benchmarks.benchmark("checkpointing", REGISTRY, ROOT), ROOT)
+    (loaded,) = [r for r in results if r.kind == "cpu"]
     assert not loaded.stale
     assert set(loaded.data) == {
         "schema_version",
@@ -483,15 +477,13 @@ def test_selective_opts_out_of_saved_tensor_hooks_where_torch_has_the_option() -
 
 
 @pytest.mark.slow  # a whole benchmark run, small
-def test_gpu_path_dress_rehearsal(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sample: dict[str, Any]
-) -> None:
+def test_gpu_path_dress_rehearsal(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The GPU test's own code on CPU at a small size: a bug there fails here, not on the H200.
 
     Memory is counted by the CPU peak meter instead of CUDA's counters, offload is emulated, and
     the file goes where ``BENCHMARK_RESULTS_DIR`` says; then the course engine reads it back.
     """
-    root = _copy_snippets(tmp_path)
+    root = course_root(tmp_path)
     monkeypatch.setenv("BENCHMARK_RESULTS_DIR", str(root / "docs" / "benchmarks"))
     monkeypatch.setattr(checkpointing, "offload_hooks", gpu_run.emulated_offload)
     small, variants = gpu_run.rehearsal_configs()
@@ -504,9 +496,10 @@ def test_gpu_path_dress_rehearsal(
     assert json.loads(written.read_text())["rows"] == results["rows"]
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # current, valid, renders
-        for view in benchmarks.VIEWS:  # the traced views read the traced file, not this one
-            if view not in benchmarks.TRACED_VIEWS:
-                assert "<" in _render(root, view, strict=True)
+        views = benchmarks.benchmark("checkpointing", REGISTRY, root).views
+        for view, drawn in views.items():  # the traced views read the traced file, not this one
+            if not drawn.needs:
+                assert "<" in render(root, view, strict=True)
 
 
 def test_gpu_script_names_what_to_install_and_honours_the_results_dir(tmp_path: Path) -> None:
@@ -566,334 +559,3 @@ def test_leaving_out_use_reentrant_keeps_the_reentrant_default() -> None:
     assert "use_reentrant parameter should be passed explicitly" in messages
     assert "preserve the current default behavior, you can pass use_reentrant=True" in messages
     assert "None of the inputs have requires_grad=True" in messages  # the reentrant path ran
-
-
-def test_code_hash_covers_imported_modules_only(tmp_path: Path) -> None:
-    root = _copy_snippets(tmp_path)
-    entry = root / "snippets" / "checkpointing.py"
-    before = codehash.code_hash(entry, root)["sha256"]
-    (root / "snippets" / "cosine_buggy.py").write_text("# not imported by the harness\n")
-    assert codehash.code_hash(entry, root)["sha256"] == before
-    helper = root / "snippets" / "provenance.py"
-    helper.write_text(helper.read_text() + "\n# edited\n")
-    assert codehash.code_hash(entry, root)["sha256"] != before
-    crlf = root / "snippets" / "checkpointing.py"
-    after_edit = codehash.code_hash(entry, root)["sha256"]
-    crlf.write_bytes(crlf.read_bytes().replace(b"\n", b"\r\n"))
-    assert codehash.code_hash(entry, root)["sha256"] == after_edit  # a Windows checkout
-    # The engine uses the very same function (imported, not loaded by path).
-    assert benchmarks.code_hash(Path("snippets/checkpointing.py"), root) == after_edit
-
-
-# --- rendering --------------------------------------------------------------------------------
-
-
-def _copy_snippets(tmp_path: Path) -> Path:
-    root = tmp_path / "repo"
-    shutil.copytree(
-        ROOT / "snippets", root / "snippets", ignore=shutil.ignore_patterns("__pycache__")
-    )
-    (root / "docs" / "benchmarks").mkdir(parents=True)
-    return root
-
-
-@pytest.fixture(scope="module")
-def sample(cpu_results: dict[str, Any]) -> dict[str, Any]:
-    """A real CPU results dict (this run's measurement), for renderer tests in a temp repo."""
-    return json.loads(json.dumps(cpu_results))
-
-
-def _write(root: Path, data: dict[str, Any], slug: str | None = None) -> Path:
-    slug = slug or data["provenance"]["device"]["slug"]
-    path = root / "docs" / "benchmarks" / f"checkpointing-{slug}.json"
-    path.write_text(json.dumps(data, indent=2), encoding="utf-8")
-    return path
-
-
-def synthetic_h200(sha: str, files: list[str]) -> dict[str, Any]:
-    """A made-up H200 results file: right shape, plausible numbers, one OOM row."""
-    config = checkpointing.CONFIGS["gpu"]
-    rows = []
-    for i, strategy in enumerate(config.strategies()):
-        saved, peak = checkpointing.predict(strategy, config)
-        oom = strategy.name == "groups" and strategy.layers_per_group == 6
-        step = 0.30 * (1 + 0.03 * i)
-        rows.append(
-            {
-                "strategy": strategy.name,
-                "layers_per_group": strategy.layers_per_group,
-                "segments": strategy.segments,
-                "status": "oom" if oom else "ok",
-                "saved_bytes": None if oom else saved + 1234,
-                "saved_on": "host" if strategy.name == "offload" else "device",
-                "predicted_saved_bytes": saved,
-                "peak_bytes": None if oom else int(peak * 1.12),
-                "predicted_peak_bytes": peak,
-                "step_peak_bytes": None if oom else int(peak * 1.12) + 4321,
-                "predicted_step_peak_bytes": peak + 4000,
-                "recomputed_fraction": checkpointing.recomputed_fraction(strategy, config),
-                "grads_equal": None if oom or strategy.name == "none" else True,
-                "grad_max_rel_diff": None if oom or strategy.name == "none" else 0.0,
-                "step_time_s": None if oom else step,
-                "forward_time_s": None if oom else 0.1,
-                "step_times_s": [] if oom else [step, step * 1.01, step * 0.98],
-                "step_time_spread_s": None if oom else step * 0.015,
-                "overhead": None if oom else step / 0.30 - 1,
-                "overhead_bound": None if oom or strategy.name == "offload" else 0.33,
-            }
-        )
-    return {
-        "schema_version": provenance.SCHEMA_VERSION,
-        "benchmark": "checkpointing",
-        "provenance": {
-            "device": {"type": "cuda", "name": "NVIDIA H200", "slug": "nvidia-h200"},
-            "torch": "2.13.0",
-            "cuda": "12.8",
-            "python": "3.11.9",
-            "date": "2026-11-30T08:00:00Z",
-            "git_commit": "0123456789abcdef0123456789abcdef01234567",
-            "code_modified_since_commit": False,
-            "code": {"entry": "snippets/checkpointing.py", "files": files, "sha256": sha},
-        },
-        "config": {**dataclasses.asdict(config), "device": "cuda"},
-        "model": {"boundary_bytes": config.boundary_bytes, "activations_per_layer": 10},
-        "rows": rows,
-    }
-
-
-def _render(root: Path, view: str, strict: bool = False) -> str:
-    return benchmarks.render_embed(["checkpointing", view], root, strict=strict)
-
-
-def test_table_from_the_committed_cpu_results(cpu_results: dict[str, Any]) -> None:
-    out = _render(ROOT, "table")
-    for column in (
-        "Strategy",
-        "Predicted peak",
-        "Measured peak (× predicted)",
-        "Saved for backward",
-        "Step time",
-        "Overhead / one-forward estimate",
-        "Gradients equal (largest relative difference)",
-    ):
-        assert f">{column}</th>" in out
-    assert "torch.profiler" in out  # says how a CPU peak was measured
-    assert "1 layer per group" in out and "24 segments" in out
-    assert "NO: a bug" not in out
-    assert 'class="benchmark-provenance"' in out and "torch " in out
-    data = json.loads(CPU_FILE.read_text())
-    assert data["provenance"]["code"]["sha256"][:12] in out
-    assert "Stale results" not in out
-
-
-def test_rng_stash_and_autocast_views(tmp_path: Path, sample: dict[str, Any]) -> None:
-    """Both views render from the committed file, and say so where a file lacks the figures."""
-    stash = _render(ROOT, "rng-stash")
-    assert "preserve_rng_state=False" in stash and 'class="benchmark-provenance"' in stash
-    assert "5 rounds" in stash and "Gradients equal" in stash
-    amp = _render(ROOT, "autocast")
-    assert "bfloat16 autocast" in amp and "<code>native_layer_norm</code>" in amp
-    assert "of float32)" in amp
-    root = _copy_snippets(tmp_path)
-    bare = {k: v for k, v in sample.items() if k not in ("rng_stash", "autocast")}
-    _write(root, bare)
-    assert "not measured" in _render(root, "rng-stash")
-    assert "not measured" in _render(root, "autocast")
-
-
-def _svgs(out: str) -> list[ET.Element]:
-    found = []
-    rest = out
-    while "<svg" in rest:
-        start = rest.index("<svg")
-        end = rest.index("</svg>", start) + len("</svg>")
-        found.append(ET.fromstring(rest[start:end]))  # well-formed XML, or this raises
-        rest = rest[end:]
-    return found
-
-
-@pytest.mark.parametrize("view", ["plot-memory", "plot-tradeoff"])
-def test_plots_are_accessible_deterministic_svg(
-    tmp_path: Path, sample: dict[str, Any], view: str
-) -> None:
-    root = _copy_snippets(tmp_path)
-    code = provenance.code_hash(root / "snippets" / "checkpointing.py", root)
-    _write(root, sample)
-    _write(root, synthetic_h200(code["sha256"], code["files"]))
-    out = _render(root, view)
-    assert out == _render(root, view)  # deterministic
-    assert out.count("<figure>") == 2 and out.count("<figcaption>") == 2
-    svgs = _svgs(out)
-    assert len(svgs) == 2
-    for svg in svgs:
-        assert svg.get("role") == "img"
-        assert len(svg.get("aria-label", "")) > 40
-        assert svg.find("{http://www.w3.org/2000/svg}title") is not None
-    # GPU first; dark-mode colours present; text follows the page colour.
-    assert out.index("NVIDIA H200") < out.index(sample["provenance"]["device"]["name"])
-    assert '[data-md-color-scheme="slate"]' in out and "currentColor" in out
-    assert "GiB)" in out  # the H200 chart's axis is in GiB
-
-
-def test_synthetic_h200_results_render(tmp_path: Path, sample: dict[str, Any]) -> None:
-    root = _copy_snippets(tmp_path)
-    code = provenance.code_hash(root / "snippets" / "checkpointing.py", root)
-    _write(root, sample)
-    _write(root, synthetic_h200(code["sha256"], code["files"]))
-    out = _render(root, "table")
-    assert out.index("NVIDIA H200") < out.index("checkpointing-cpu.json")  # GPU table first
-    gpu_table = out[: out.index("checkpointing-nvidia-h200.json")]
-    for text in (
-        "Predicted peak",
-        "Measured peak",
-        "Saved for backward",
-        "on the host",
-        "CUDA 12.8",
-        "OOM",
-        "2 layers per group",
-        "5 segments",
-        "1.12",
-        "commit <code>0123456789",
-    ):
-        assert text in gpu_table, text
-    assert "Stale results" not in out
-    summary = _render(root, "summary")
-    assert summary.index("NVIDIA H200") < summary.index(sample["provenance"]["device"]["name"])
-    assert "(1 OOM)" in summary and "√L = 4.9" in summary
-
-
-def test_summary_follows_from_the_file(tmp_path: Path, sample: dict[str, Any]) -> None:
-    """Lowest memory is the lowest measured peak; a best segment count only when bracketed."""
-    root = _copy_snippets(tmp_path)
-    data = json.loads(json.dumps(sample))
-    rows = [r for r in data["rows"] if r["strategy"] in ("none", "segments")]
-    none = rows[0]
-    segments = rows[1:]
-    for i, row in enumerate(segments):  # peaks fall with the count: lowest at the largest tried
-        row["peak_bytes"] = none["peak_bytes"] // (2 + i)
-    data["rows"] = rows
-    _write(root, data)
-    summary = _render(root, "summary")
-    largest = segments[-1]
-    assert f"{fmt_bytes(largest['peak_bytes'])}: " in summary
-    assert f"not bracketed: lowest at {largest['segments']} segments, the largest" in summary
-    segments[1]["peak_bytes"] = 1000  # now a minimum inside the range tried
-    _write(root, data)
-    summary = _render(root, "summary")
-    assert f'<td class="num">{segments[1]["segments"]} segments (model: ' in summary
-    assert "not bracketed" not in summary
-
-
-def test_stale_results_warn_and_strict_refuses(tmp_path: Path, sample: dict[str, Any]) -> None:
-    root = _copy_snippets(tmp_path)
-    stale = json.loads(json.dumps(sample))
-    stale["provenance"]["code"]["sha256"] = "0" * 64
-    _write(root, stale)
-    with pytest.warns(benchmarks.StaleResultsWarning, match="checkpointing-cpu.json"):
-        out = _render(root, "table")
-    assert "Stale results" in out and "python3 -m tools test tests/test_benchmarks.py" in out
-    assert "<table" in out  # the table still shows
-    with pytest.raises(benchmarks.BenchmarkError, match="stale"):
-        _render(root, "table", strict=True)
-    # Editing the code (not the results) makes a current file stale too.
-    _write(root, sample)
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        assert "Stale" not in _render(root, "summary", strict=True)
-    harness = root / "snippets" / "checkpointing.py"
-    harness.write_text(harness.read_text() + "\n# a change\n")
-    with pytest.raises(benchmarks.BenchmarkError, match="stale"):
-        _render(root, "summary", strict=True)
-
-
-def test_bad_results_are_clear_errors(tmp_path: Path, sample: dict[str, Any]) -> None:
-    root = _copy_snippets(tmp_path)
-    with pytest.raises(
-        benchmarks.BenchmarkError, match=r"docs/benchmarks/checkpointing-<device>\.json"
-    ):
-        _render(root, "table")
-    path = _write(root, sample)
-    path.write_text('{\n  "schema_version": 2,\n  "rows": [,]\n}\n')
-    with pytest.raises(
-        benchmarks.BenchmarkError, match=r"checkpointing-cpu\.json:3: malformed JSON"
-    ):
-        _render(root, "table")
-    _write(root, sample)
-    with pytest.raises(benchmarks.BenchmarkError, match="unknown benchmark view 'chart'"):
-        _render(root, "chart")
-    with pytest.raises(benchmarks.BenchmarkError, match="unknown benchmark 'attention'"):
-        benchmarks.render_embed(["attention", "table"], root, strict=False)
-    with pytest.raises(benchmarks.BenchmarkError, match="expected"):
-        benchmarks.render_embed(["checkpointing"], root, strict=False)
-
-
-def test_a_transformer_row_missing_a_field_is_a_schema_error_with_its_line(
-    tmp_path: Path, sample: dict[str, Any]
-) -> None:
-    root = _copy_snippets(tmp_path)
-    broken = json.loads(json.dumps(sample))
-    del broken["runs"][1]["rows"][2]["step_peak_bytes"]
-    path = _write(root, broken)
-    line = next(
-        number
-        for number, text in enumerate(path.read_text().splitlines(), 1)
-        if '"attention": "fused"' in text
-    )
-    with pytest.raises(benchmarks.BenchmarkError) as caught:
-        _render(root, "table")
-    (problem,) = [p for p in str(caught.value).splitlines() if "step_peak_bytes" in p]
-    found = int(re.search(r"checkpointing-cpu\.json:(\d+): runs\[1\]\.rows\[2\]", problem)[1])
-    assert found > line  # the line of that row, below the fused run's config
-
-
-def _broken(sample: dict[str, Any]) -> dict[str, Any]:
-    """Three problems in one file."""
-    broken = json.loads(json.dumps(sample))
-    del broken["rows"][1]["saved_bytes"]
-    broken["rows"][3]["status"] = "crashed"
-    broken["config"]["layers"] = "24"
-    return broken
-
-
-def test_every_problem_of_a_results_file_at_once_with_its_line(
-    tmp_path: Path, sample: dict[str, Any]
-) -> None:
-    root = _copy_snippets(tmp_path)
-    path = _write(root, _broken(sample))
-    lines = path.read_text().splitlines()
-    with pytest.raises(benchmarks.BenchmarkError) as caught:
-        _render(root, "table")
-    message = str(caught.value)
-    assert "3 problems" in message and "results.schema.json" in message
-
-    def line_of(text: str, after: int = 0) -> int:
-        return next(i for i, line in enumerate(lines, 1) if i > after and text in line)
-
-    rows_start = line_of('"rows"')
-    row1 = [i for i, line in enumerate(lines, 1) if line == "    {" and i > rows_start][1]
-    layers, crashed = line_of('"layers": "24"'), line_of('"crashed"')
-    expected = [
-        f"checkpointing-cpu.json:{layers}: config.layers: '24' is not of type 'integer'",
-        f"checkpointing-cpu.json:{row1}: rows[1]: 'saved_bytes' is a required property",
-        f"checkpointing-cpu.json:{crashed}: rows[3].status: 'crashed' is not one",
-    ]
-    for text in expected:
-        assert text in message, (text, message)
-
-
-def test_a_broken_results_file_is_reported_once_not_once_per_embed(
-    tmp_path: Path, sample: dict[str, Any]
-) -> None:
-    root = _copy_snippets(tmp_path)
-    shutil.copytree(ROOT / "docs", root / "docs", dirs_exist_ok=True, ignore=_no_assets)
-    shutil.copy(ROOT / "mkdocs.yml", root / "mkdocs.yml")
-    _write(root, _broken(sample))
-    course = load_checked_course(root, syntax=MKDOCS)
-    about_results = [e for e in course.errors if "checkpointing-cpu.json" in str(e)]
-    embeds = sum(len(page.embeds) for page in course.pages)
-    assert embeds > 1 and len(about_results) == 1, [str(e) for e in course.errors]
-    assert len(re.findall(r"checkpointing-cpu\.json:\d+: ", str(about_results[0]))) == 3
-
-
-def _no_assets(folder: str, names: list[str]) -> set[str]:
-    return {"assets", "checkpointing-cpu.json"} & set(names)

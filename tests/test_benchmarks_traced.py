@@ -24,22 +24,23 @@ import memory_trace
 import pytest
 import torch
 
-from tools import benchmarks  # first: the engine still imports the views it dispatches to
-
-# isort: split
 from snippets.benchmark_views import traced as views
+from tools import benchmarks
 from tools.benchmarks.errors import BenchmarkError
-from tools.benchmarks.results import REGENERATE
-from tools.benchmarks.schema import validate
+from tools.benchmarks.schema import Validators, validate
 from tools.buildkit.buildinfo import ROOT
+from tools.course import config as course_config
 
 TRACED = ROOT / "docs" / "benchmarks" / "checkpointing-traced.json"
+REGISTRY = course_config.benchmarks(ROOT)  # the benchmarks mkdocs.yml declares
+CHECKPOINTING = benchmarks.benchmark("checkpointing", REGISTRY, ROOT)
+TRACER = REGISTRY["checkpointing"].kind("traced")
 TRACER_TOLERANCE = 0.03
 
 
 @pytest.fixture(scope="module")
 def loaded() -> list[benchmarks.Results]:
-    return benchmarks.load_results("checkpointing", ROOT)
+    return benchmarks.load_results(CHECKPOINTING, ROOT)
 
 
 @pytest.fixture(scope="module")
@@ -52,7 +53,7 @@ def test_the_traced_file_is_current_and_says_what_it_is(traced: benchmarks.Resul
     prov = traced.data["provenance"]
     assert prov["method"] == "traced with fake tensors, not measured"
     assert prov["torch"] and prov["date"] and prov["code"]["entry"] == "snippets/memory_trace.py"
-    assert traced.regenerate == REGENERATE["traced"]
+    assert traced.regenerate == TRACER.regenerate
 
 
 def test_the_file_holds_what_the_issue_asks(traced: benchmarks.Results) -> None:
@@ -102,7 +103,7 @@ def test_the_tracer_agrees_with_the_cpu_measurement(
     loaded: list[benchmarks.Results], traced: benchmarks.Results
 ) -> None:
     """Every CPU-measured run is traced at its size; activation and whole-step peaks within 3%."""
-    (measured,) = [r for r in loaded if not r.traced and not r.on_gpu]
+    (measured,) = [r for r in loaded if r.kind == "cpu"]
     pairs = views.pairs(traced, measured)
     assert len(pairs) == 1 + len(measured.data["runs"])
     for run, reference in pairs:
@@ -163,7 +164,7 @@ def test_a_fresh_measurement_and_a_fresh_trace_agree() -> None:
 def _model_rows(loaded: list[benchmarks.Results]) -> list[tuple[str, dict, dict]]:
     found = []
     for result in loaded:
-        if result.traced:
+        if result.kind == "traced":
             runs = [r for part in ("cpu_check", "gpu", "presets") for r in result.data[part]]
         else:
             runs = [result.data, *result.data.get("runs", [])]
@@ -234,12 +235,15 @@ def test_a_traced_file_with_a_missing_field_or_nan_is_reported_by_line() -> None
     del data["gpu"][0]["rows"][0]["peak_bytes"]
     data["presets"][0]["rows"][1]["step_peak_bytes"] = math.nan
     text = json.dumps(data, indent=2)
+    schemas = Validators(ROOT)
     with pytest.raises(BenchmarkError) as caught:
         validate(
             json.loads(text),
             text,
             Path("docs/benchmarks/checkpointing-traced.json"),
             "checkpointing",
+            schemas.get(TRACER.schema),
+            schemas.envelope,
         )
     message = str(caught.value)
     assert "traced.schema.json" in message
@@ -253,24 +257,31 @@ def test_a_stale_traced_file_gets_the_notice(tmp_path: Path) -> None:
     shutil.copytree(ROOT / "snippets", tmp_path / "snippets")
     (tmp_path / "docs").mkdir()
     shutil.copytree(ROOT / "docs" / "benchmarks", tmp_path / "docs" / "benchmarks")
+    schema = REGISTRY["checkpointing"].kind("cpu").schema  # not under snippets/ (yet)
+    (tmp_path / schema).parent.mkdir(parents=True)
+    shutil.copy(ROOT / schema, tmp_path / schema)
     tracer = tmp_path / "snippets" / "memory_trace.py"
     tracer.write_text(tracer.read_text(encoding="utf-8") + "\n# changed\n", encoding="utf-8")
     with pytest.warns(benchmarks.StaleResultsWarning, match="checkpointing-traced.json"):
-        html = benchmarks.render_embed(["checkpointing", "traced"], tmp_path, strict=False)
+        html = benchmarks.render_embed(
+            ["checkpointing", "traced"], tmp_path, REGISTRY, strict=False
+        )
     assert "Stale results" in html and "were traced with an older version" in html
-    assert REGENERATE["traced"] in html
+    assert TRACER.regenerate in html
     with pytest.raises(BenchmarkError, match="stale"):
-        benchmarks.render_embed(["checkpointing", "traced"], tmp_path, strict=True)
+        benchmarks.render_embed(["checkpointing", "traced"], tmp_path, REGISTRY, strict=True)
 
 
 def test_the_traced_views_say_they_are_not_measurements(traced: benchmarks.Results) -> None:
-    html = benchmarks.render_embed(["checkpointing", "traced"], ROOT, strict=True)
+    html = benchmarks.render_embed(["checkpointing", "traced"], ROOT, REGISTRY, strict=True)
     assert html.count(views.LABEL) == len(traced.data["gpu"])
     assert "On CUDA:" in html
-    presets = benchmarks.render_embed(["checkpointing", "traced-presets"], ROOT, strict=True)
+    presets = benchmarks.render_embed(
+        ["checkpointing", "traced-presets"], ROOT, REGISTRY, strict=True
+    )
     assert presets.count(views.LABEL) == len(traced.data["presets"])
-    check = benchmarks.render_embed(["checkpointing", "traced-check"], ROOT, strict=True)
+    check = benchmarks.render_embed(["checkpointing", "traced-check"], ROOT, REGISTRY, strict=True)
     assert "The tracer against the measurement" in check
     # the measured views never show the traced file
-    table = benchmarks.render_embed(["checkpointing", "step"], ROOT, strict=True)
+    table = benchmarks.render_embed(["checkpointing", "step"], ROOT, REGISTRY, strict=True)
     assert "checkpointing-traced.json" not in table

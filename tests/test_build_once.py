@@ -5,12 +5,14 @@ Counted, not timed: the figures are in tests/perf/bench_scale.py.
 
 from __future__ import annotations
 
+import dataclasses
 import shutil
 from pathlib import Path
 
 import pytest
 from conftest import copy_course
 
+from snippets import benchmark_views
 from tools import benchmarks, cli
 from tools.anki import deck, deck_cache
 from tools.buildkit import workers as background
@@ -98,9 +100,8 @@ def test_checking_a_benchmark_embed_does_not_render_it(monkeypatch: pytest.Monke
         raise AssertionError("check rendered an embed")
 
     monkeypatch.setattr(benchmarks, "render_embed", refuse)
-    for view in list(benchmarks._RENDERERS):
-        monkeypatch.setitem(benchmarks._RENDERERS, view, refuse)
-    monkeypatch.setattr(benchmarks, "view_planner", refuse)
+    for name, view in list(benchmark_views.VIEWS.items()):
+        monkeypatch.setitem(benchmark_views.VIEWS, name, dataclasses.replace(view, render=refuse))
     course = load_checked_course(
         ROOT, strict_results=True, syntax=MKDOCS
     )  # strict: no cache from other tests

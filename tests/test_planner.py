@@ -14,6 +14,7 @@ import pytest
 
 from tools import benchmarks
 from tools.buildkit.buildinfo import ROOT
+from tools.course import config as course_config
 
 # Measured results files (the traced one has no per-run model: test_benchmarks_traced.py)
 RESULTS = sorted(p for p in (ROOT / "docs" / "benchmarks").glob("*.json") if "traced" not in p.name)
@@ -216,7 +217,8 @@ class _Collect(HTMLParser):
 
 
 def test_planner_form_is_labelled_and_carries_the_models_constants_and_sourced_presets():
-    html = benchmarks.render_embed(["checkpointing", "planner"], ROOT, strict=False)
+    registry = course_config.benchmarks(ROOT)
+    html = benchmarks.render_embed(["checkpointing", "planner"], ROOT, registry, strict=False)
     parser = _Collect()
     parser.feed(html)
     ids = {attrs.get("id") for _, attrs in parser.tags}

@@ -394,7 +394,7 @@ def test_formula_only_options_still_have_an_accessible_name(tmp_path):
 def test_benchmark_embed_is_rendered_by_the_benchmarks_module(tmp_path, monkeypatch):
     calls = []
 
-    def fake_render_embed(args, root, *, strict):
+    def fake_render_embed(args, root, registry, *, strict):
         calls.append((args, root, strict))
         return '<div class="benchmark">table</div>'
 

@@ -3,6 +3,7 @@ errors naming the file and line, never "nan ms" on a page or a traceback."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import shutil
@@ -11,9 +12,12 @@ from pathlib import Path
 import pytest
 from conftest import ROOT
 
+from snippets import benchmark_views
 from tools import benchmarks
+from tools.course import config as course_config
 
 COMMITTED = ROOT / "docs" / "benchmarks" / "checkpointing-cpu.json"
+REGISTRY = course_config.benchmarks(ROOT)  # the benchmarks mkdocs.yml declares
 
 
 @pytest.fixture
@@ -22,6 +26,9 @@ def root(tmp_path: Path) -> Path:
         ROOT / "snippets", tmp_path / "snippets", ignore=shutil.ignore_patterns("__pycache__")
     )
     (tmp_path / "docs" / "benchmarks").mkdir(parents=True)
+    schema = REGISTRY["checkpointing"].kind("cpu").schema  # not under snippets/ (yet)
+    (tmp_path / schema).parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy(ROOT / schema, tmp_path / schema)
     return tmp_path
 
 
@@ -33,7 +40,7 @@ def write(root: Path, text: str) -> Path:
 
 def problems(root: Path) -> str:
     with pytest.raises(benchmarks.BenchmarkError) as caught:
-        benchmarks.render_embed(["checkpointing", "table"], root, strict=False)
+        benchmarks.render_embed(["checkpointing", "table"], root, REGISTRY, strict=False)
     return str(caught.value)
 
 
@@ -85,8 +92,8 @@ def test_too_many_rows_are_an_error_not_a_long_render(root, monkeypatch):
     def refuse(*args, **kwargs):
         raise AssertionError("a view was drawn from a file with too many rows")
 
-    for view in list(benchmarks._RENDERERS):  # refused before any drawing, not after a long one
-        monkeypatch.setitem(benchmarks._RENDERERS, view, refuse)
+    for name, view in list(benchmark_views.VIEWS.items()):  # refused before any drawing
+        monkeypatch.setitem(benchmark_views.VIEWS, name, dataclasses.replace(view, render=refuse))
     message = problems(root)
     assert "rows: " in message and "more than the" in message
 
@@ -118,10 +125,10 @@ def test_label_placement_compares_each_label_with_a_bounded_number_of_boxes(monk
 
 def test_a_committed_file_is_submitted_unless_the_publishing_job_measured_it(monkeypatch):
     monkeypatch.delenv("COURSE_MEASURED_HERE", raising=False)
-    table = benchmarks.render_embed(["checkpointing", "table"], ROOT, strict=False)
+    table = benchmarks.render_embed(["checkpointing", "table"], ROOT, REGISTRY, strict=False)
     assert "Submitted: measured on " in table and "Measured on" not in table
     monkeypatch.setenv("COURSE_MEASURED_HERE", "checkpointing-cpu.json")
-    table = benchmarks.render_embed(["checkpointing", "table"], ROOT, strict=False)
+    table = benchmarks.render_embed(["checkpointing", "table"], ROOT, REGISTRY, strict=False)
     assert "by the job that published this site" in table and "Submitted" not in table
 
 
@@ -157,11 +164,10 @@ def test_too_many_small_rows_are_refused_before_the_schema_walks_them(root, monk
     assert len(text.encode()) < benchmarks.schema.MAX_BYTES
     write(root, text)
 
-    class Refusing:
-        def iter_errors(self, *args, **kwargs):
-            raise AssertionError("the schema walked a file with too many rows")
+    def refuse(*args, **kwargs):
+        raise AssertionError("the schema walked a file with too many rows")
 
-    monkeypatch.setattr(benchmarks.schema, "_VALIDATOR", Refusing())
+    monkeypatch.setattr(benchmarks.schema, "_problems", refuse)
     message = problems(root)
     assert "checkpointing-cpu.json:1: rows: 60000 rows, more than the 500 allowed" in message
 

@@ -12,16 +12,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from snippets.benchmark_views.tables import describe_run, run_kind, step_runs
+from snippets.benchmark_views.names import describe_shape, strategy_label
+from snippets.benchmark_views.step import describe_run, run_kind, step_runs
 from tools.benchmarks.chart import Bars, Chart, figure
-from tools.benchmarks.formatting import (
-    byte_unit,
-    describe_shape,
-    esc,
-    fmt_bytes,
-    fmt_time,
-    strategy_label,
-)
+from tools.benchmarks.formatting import byte_unit, esc, fmt_bytes, fmt_time
 from tools.benchmarks.results import Results
 
 # strategy -> (marker shape, colour class), in legend order; "bm-n" has no colour: the text's own.

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from snippets.benchmark_views.tables import _provenance_line, describe_run, step_runs
-from tools.benchmarks.errors import BenchmarkError
-from tools.benchmarks.formatting import describe_parameter, esc, fmt_bytes, strategy_name
-from tools.benchmarks.results import REGENERATE, Results
+from snippets.benchmark_views.names import describe_parameter, strategy_name
+from snippets.benchmark_views.shared import _provenance_line
+from snippets.benchmark_views.step import describe_run, step_runs
+from tools.benchmarks.formatting import esc, fmt_bytes
+from tools.benchmarks.results import Results
 
 LABEL = "traced at full size on CPU kernels, not measured on a GPU"
 # Config keys that say what ran (not how it was timed or where): a traced and a measured run
@@ -75,14 +76,9 @@ def gap_note(config: dict[str, Any], row: dict[str, Any], peak: float) -> str:
 
 
 def traced_file(results: list[Results]) -> Results:
-    """The traced file among ``results``; a missing one is an error naming its command."""
-    for result in results:
-        if result.traced:
-            return result
-    raise BenchmarkError(
-        "docs/benchmarks/checkpointing-traced.json: no traced results file; run "
-        f"{REGENERATE['traced']}"
-    )
+    """The traced file among ``results`` (the traced views need one: without it the engine
+    refuses the embed, naming the command that makes it)."""
+    return next(result for result in results if result.kind == "traced")
 
 
 def view_traced(results: list[Results]) -> str:
@@ -170,7 +166,7 @@ def view_traced_check(results: list[Results]) -> str:
     """Each CPU-measured row beside the same configuration traced, and the model beside both."""
     traced = traced_file(results)
     parts = ['<div class="benchmark benchmark-traced-check">']
-    for measured in [r for r in results if not r.traced and not r.on_gpu]:
+    for measured in [r for r in results if r.kind == "cpu"]:
         for run, reference in pairs(traced, measured):
             parts += _check_table(run, reference, measured)
         parts.append(_provenance_line(measured))

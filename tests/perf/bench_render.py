@@ -19,23 +19,27 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from tools import benchmarks  # noqa: E402  (needs the repository root on the path)
+from tools.course import config  # noqa: E402
+
+REGISTRY = config.benchmarks(ROOT)
 
 
 def main(repeats: int = 20) -> None:
-    files = benchmarks.results_files("checkpointing", ROOT)
+    files = benchmarks.results_files(REGISTRY["checkpointing"], ROOT)
+    views = benchmarks.benchmark("checkpointing", REGISTRY, ROOT).views
     print(f"results files: {', '.join(str(f.relative_to(ROOT)) for f in files)}")
     start = time.perf_counter()
     sizes = {
-        view: len(benchmarks.render_embed(["checkpointing", view], ROOT, strict=False))
-        for view in benchmarks.VIEWS
+        view: len(benchmarks.render_embed(["checkpointing", view], ROOT, REGISTRY, strict=False))
+        for view in views
     }
     cold = time.perf_counter() - start
     print(f"first render, all {len(sizes)} views (fresh process): {cold:.4f} s")
     totals = []
     for _ in range(repeats):
         start = time.perf_counter()
-        for view in benchmarks.VIEWS:
-            benchmarks.render_embed(["checkpointing", view], ROOT, strict=False)
+        for view in views:
+            benchmarks.render_embed(["checkpointing", view], ROOT, REGISTRY, strict=False)
         totals.append(time.perf_counter() - start)
     print(
         f"later renders, all views: median {statistics.median(totals) * 1e3:.2f} ms, "

@@ -22,9 +22,10 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from tools import benchmarks  # noqa: E402
-from tools.benchmarks import schema  # noqa: E402
+from tools.course import config  # noqa: E402
 
 COMMITTED = ROOT / "docs" / "benchmarks" / "checkpointing-cpu.json"
+REGISTRY = config.benchmarks(ROOT)
 
 
 def _rows(data: dict, rows: int) -> dict:
@@ -35,7 +36,7 @@ def _refusal_seconds(root: Path, text: str) -> float:
     (root / "docs" / "benchmarks" / "checkpointing-cpu.json").write_text(text, "utf-8")
     started = time.perf_counter()
     try:
-        benchmarks.render_embed(["checkpointing", "table"], root, strict=False)
+        benchmarks.render_embed(["checkpointing", "table"], root, REGISTRY, strict=False)
     except benchmarks.BenchmarkError:
         return time.perf_counter() - started
     raise SystemExit("the file was not refused")
@@ -47,6 +48,9 @@ def main() -> None:
         root = Path(folder)
         shutil.copytree(ROOT / "snippets", root / "snippets")
         (root / "docs" / "benchmarks").mkdir(parents=True)
+        schema = REGISTRY["checkpointing"].kind("cpu").schema  # not under snippets/ (yet)
+        (root / schema).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(ROOT / schema, root / schema)
         big = json.dumps(_rows(data, 60_000), indent=2)
         seconds = _refusal_seconds(root, big)
         print(f"60,000 rows, {len(big) / 1e6:.1f} MB: refused in {seconds:.3f} s")

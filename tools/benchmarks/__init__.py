@@ -1,142 +1,123 @@
-"""Benchmark results files -> HTML for the site: tables, SVG plots and a summary.
+"""Benchmark results files -> HTML for the site, for the benchmarks a course declares.
 
-The build only *reads* ``docs/benchmarks/<benchmark>-<device>.json``; measuring is pytest's job
-(``tests/test_benchmarks.py`` on CPU, ``tests/test_benchmarks_gpu.py`` via
-``.ci/gpu-benchmarks.sh`` on CUDA). A lesson embeds a view with::
+The engine knows no benchmark of its own: a course names each one in its ``benchmarks``
+setting (:mod:`.registry`): its views, the function that hashes its measuring code, and per kind
+of results file the code, the schema and the command that makes it. The build only *reads*
+``<results folder>/<benchmark>-<device>.json``; measuring is the course's job. A lesson embeds a
+view with::
 
     ::: benchmark checkpointing table
     :::
 
-and :func:`render_embed` returns the HTML that replaces those lines. Views: ``table``,
-``summary``, ``rng-stash``, ``autocast``, ``step`` and ``fsdp`` (:mod:`.tables`), ``plot-memory``,
-``plot-tradeoff`` and ``plot-breakdown`` (:mod:`.plots`, drawn on :mod:`.chart`), and
-``planner`` (:mod:`.planner`: a form running the memory model on the reader's own model, in
-the browser); files are found, read and judged current or stale in :mod:`.results`, checked against
-:mod:`.schema`, and numbers are written by :mod:`.formatting`.
+and :func:`render_embed` returns the HTML that replaces those lines, drawn by the course's view
+from the files it shows. Files are found, read and judged current or stale in :mod:`.results`,
+checked against their schema in :mod:`.schema`; views may use the numbers of
+:mod:`.formatting` and the SVG surface of :mod:`.chart`.
 
 A stale file (its measuring code changed since) still renders, under a visible notice naming the
 command that regenerates it, and a :class:`StaleResultsWarning` is issued; with ``strict=True``
 (the publishing workflow) staleness is a :class:`BenchmarkError`. A missing or malformed file is
-always a :class:`BenchmarkError` that names the file.
+always a :class:`BenchmarkError` that names the file; an entry of the setting that does not
+import is a :class:`RegistryError` that names the setting and its line of ``mkdocs.yml``.
 
-Standard library only, and deterministic: the same results in give the same bytes out.
+Deterministic: the same results in give the same bytes out.
 """
 
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable
+from collections.abc import Mapping
 from pathlib import Path
 
-from snippets import memory_model
-from snippets.benchmark_views.planner import view_planner
-from snippets.benchmark_views.plots import view_plot_breakdown, view_plot_memory, view_plot_tradeoff
-from snippets.benchmark_views.tables import (
-    view_autocast,
-    view_fsdp,
-    view_rng_stash,
-    view_step,
-    view_summary,
-    view_table,
-)
-from snippets.benchmark_views.traced import (
-    traced_file,
-    view_traced,
-    view_traced_check,
-    view_traced_presets,
-)
 from tools.benchmarks.errors import BenchmarkError, StaleResultsWarning
 from tools.benchmarks.formatting import esc
-from tools.benchmarks.results import (
-    BENCHMARKS,
-    Results,
-    code_hash,
-    load_results,
-    results_files,
-)
+from tools.benchmarks.registry import Benchmark, Declared, FileKind, RegistryError, View, resolve
+from tools.benchmarks.results import Results, load_results, results_files
 
 __all__ = [
-    "BENCHMARKS",
-    "TRACED_VIEWS",
-    "VIEWS",
+    "Benchmark",
     "BenchmarkError",
+    "Declared",
+    "FileKind",
+    "RegistryError",
     "Results",
     "StaleResultsWarning",
+    "View",
+    "benchmark",
     "check_embed",
-    "code_hash",
     "load_results",
     "render_embed",
+    "resolve",
     "results_files",
 ]
 
-_RENDERERS: dict[str, Callable[[list[Results]], str]] = {
-    "table": view_table,
-    "plot-memory": view_plot_memory,
-    "plot-tradeoff": view_plot_tradeoff,
-    "plot-breakdown": view_plot_breakdown,
-    "summary": view_summary,
-    "rng-stash": view_rng_stash,
-    "autocast": view_autocast,
-    "fsdp": view_fsdp,
-    "step": view_step,
-}
-# Views of the traced file (and, for the check, of the CPU measurement beside it); every other
-# view shows measured files only.
-_TRACED_RENDERERS: dict[str, Callable[[list[Results]], str]] = {
-    "traced": view_traced,
-    "traced-presets": view_traced_presets,
-    "traced-check": view_traced_check,
-}
-TRACED_VIEWS = tuple(_TRACED_RENDERERS)
-VIEWS = (*_RENDERERS, *TRACED_VIEWS, "planner")
+Registry = Mapping[str, Declared]
 
 
-def check_embed(args: list[str], root: Path, *, strict: bool) -> list[Results]:
+def benchmark(name: str, registry: Registry, root: Path) -> Benchmark:
+    """The declared benchmark ``name``, its views and hash function imported."""
+    if name not in registry:
+        known = ", ".join(sorted(registry)) or "none (the course declares no benchmarks)"
+        raise BenchmarkError(f"unknown benchmark {name!r}; known: {known}")
+    return resolve(registry[name], root)
+
+
+def check_embed(args: list[str], root: Path, registry: Registry, *, strict: bool) -> list[Results]:
     """The results ``::: benchmark <name> <view>`` shows, checked, without rendering anything.
 
-    ``args`` are the words after ``::: benchmark``; ``root`` is the repository root. Raises
-    :class:`BenchmarkError` for an unknown benchmark or view, a missing or malformed results
-    file, and (only with ``strict``) stale results.
+    ``args`` are the words after ``::: benchmark``; ``root`` is the course root and ``registry``
+    its declared benchmarks. Raises :class:`BenchmarkError` for an unknown benchmark or view, a
+    missing or malformed results file, and (only with ``strict``) stale results.
     """
+    return _embed(args, root, registry, strict)[1]
+
+
+def _embed(
+    args: list[str], root: Path, registry: Registry, strict: bool
+) -> tuple[View, list[Results]]:
     if len(args) != 2:
+        known = ", ".join(sorted(registry)) or "none declared"
         raise BenchmarkError(
-            f"expected '::: benchmark NAME VIEW' (VIEW one of {', '.join(VIEWS)}), got "
-            f"{' '.join(args)!r}"
+            f"expected '::: benchmark NAME VIEW' (NAME one of {known}), got {' '.join(args)!r}"
         )
-    name, view = args
-    if name not in BENCHMARKS:
-        raise BenchmarkError(f"unknown benchmark {name!r}; known: {', '.join(sorted(BENCHMARKS))}")
-    if view not in VIEWS:
-        raise BenchmarkError(f"unknown benchmark view {view!r}; use one of {', '.join(VIEWS)}")
-    results = load_results(name, root)
-    if view in _TRACED_RENDERERS:
-        traced_file(results)  # raises, naming the command, when there is none
-    else:
-        results = [r for r in results if not r.traced]
+    name, view_name = args
+    found = benchmark(name, registry, root)
+    view = found.views.get(view_name)
+    if view is None:
+        raise BenchmarkError(
+            f"unknown benchmark view {view_name!r}; use one of {', '.join(found.views)}"
+        )
+    results = [r for r in load_results(found, root) if r.kind in view.kinds]
+    if view.needs and not any(r.kind == view.needs for r in results):
+        declared = found.declared
+        needed = declared.kind(view.needs)
+        raise BenchmarkError(
+            f"{(declared.results / f'{name}-{view.needs}.json').as_posix()}: no {view.needs} "
+            f"results file; run {needed.regenerate if needed else '?'}"
+        )
     for result in results:
         if result.stale and strict:
             message = result.stale_message()
             raise BenchmarkError(f"{result.path}: {message} (stale results are an error here)")
-    return results
+    return view, results
 
 
-def render_embed(args: list[str], root: Path, *, strict: bool) -> str:
+def render_embed(args: list[str], root: Path, registry: Registry, *, strict: bool) -> str:
     """HTML for ``::: benchmark <name> <view>``; raises as :func:`check_embed` does.
 
     A stale results file (allowed unless ``strict``) issues a :class:`StaleResultsWarning` and
-    gets a notice above its numbers.
+    gets a notice above its numbers (unless the view shows none of them).
     """
-    results = check_embed(args, root, strict=strict)
+    view, results = _embed(args, root, registry, strict)
     notices: list[str] = []
     for result in results:
         if result.stale:
             message = result.stale_message()
             warnings.warn(f"{result.path}: {message}", StaleResultsWarning, stacklevel=2)
             notices.append(_stale_notice(result))
-    if args[1] == "planner":  # shows the model, no measurement: the tables carry the notices
-        return view_planner(memory_model)
-    render = _TRACED_RENDERERS.get(args[1]) or _RENDERERS[args[1]]
-    return "\n".join([*notices, render(results)])
+    if not view.notices:
+        return view.render(results)
+    return "\n".join([*notices, view.render(results)])
 
 
 def _stale_notice(result: Results) -> str:
@@ -146,7 +127,7 @@ def _stale_notice(result: Results) -> str:
         '<div class="admonition warning benchmark-stale" role="note">\n'
         '<p class="admonition-title">Stale results</p>\n'
         f"<p>The results for {esc(result.device['name'])} (<code>{esc(result.path.as_posix())}"
-        f"</code>) were {'traced' if result.traced else 'measured'} with an older version of "
+        f"</code>) were {esc(result.source.made)} with an older version of "
         f"{files}. The numbers below may no "
         f"longer match the code. Regenerate them with <code>{esc(result.regenerate)}</code>.</p>\n"
         "</div>"

@@ -1,26 +1,15 @@
-"""Numbers, units and strategy names as a reader sees them, shared by the tables and the plots.
+"""Numbers and units as a reader sees them, for every course's views: HTML escaping, byte counts,
+step times and percentages.
 
-One place decides how a byte count or a strategy is written, so a table cell, a plot axis and a
+One place decides how a byte count or a time is written, so a table cell, a plot axis and a
 chart's aria-label never disagree.
 """
 
 from __future__ import annotations
 
 import html
-from typing import Any
-
-from tools.benchmarks.results import Results
 
 _BYTE_UNITS = (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10))
-
-STRATEGY_NAMES = {
-    "none": "No checkpointing",
-    "groups": "checkpoint() per group",
-    "segments": "checkpoint_sequential()",
-    "selective": "Selective (save matmuls)",
-    "selective-attention": "Selective (recompute attention core)",
-    "offload": "CPU offload (save_on_cpu)",
-}
 
 
 def esc(text: object) -> str:
@@ -61,34 +50,3 @@ def fmt_time(seconds: float | None) -> str:
 def fmt_percent(x: float) -> str:
     """A signed whole percentage: an overhead of 0.31 is "+31%"."""
     return f"{x * 100:+.0f}%"
-
-
-def strategy_name(row: dict[str, Any]) -> str:
-    """The strategy's display name; an unknown strategy shows as recorded."""
-    return STRATEGY_NAMES.get(row["strategy"], row["strategy"])
-
-
-def describe_parameter(row: dict[str, Any]) -> str:
-    """Always named: "2 layers per group", "5 segments" (never a bare k)."""
-    if row.get("layers_per_group") is not None:
-        n = row["layers_per_group"]
-        return f"{n} layer{'' if n == 1 else 's'} per group"
-    if row.get("segments") is not None:
-        return f"{row['segments']} segments"
-    return "—"
-
-
-def strategy_label(row: dict[str, Any]) -> str:
-    """Strategy and parameter on one line, for running text: "checkpoint() per group, 2 ..."."""
-    name = strategy_name(row)
-    param = describe_parameter(row)
-    return name if param == "—" else f"{name}, {param}"
-
-
-def describe_shape(result: Results) -> str:
-    """The measured model's size in a sentence, so numbers are never read without their scale."""
-    c = result.data["config"]
-    return (
-        f"{c['layers']} blocks, input [{c['batch']}, {c['tokens']}, {c['hidden']}] {c['dtype']}, "
-        f"a = {fmt_bytes(result.data['model']['boundary_bytes'])} per block boundary"
-    )

@@ -4,10 +4,12 @@ Everything the views need to know about a file before drawing it lives here, so 
 ever see a validated :class:`Results`. Validating and hashing the measuring code take tens of
 milliseconds, and a build asks for the same results once per embed (and once more to check
 them), so :func:`load_results` remembers its answer for as long as the bytes of the results
-files and of the snippets stay the same: a file edited during ``serve`` is read again.
+files, of their schemas and of every file the last hash covered stay the same: a file edited
+during ``serve`` is read again.
 
-Staleness uses the *same* hash function as the test that writes a file (``snippets/codehash.py``,
-imported by both), so "stale" means one thing to the writer and to the build.
+Staleness uses the hash function the course declares (``code_hash`` in its ``benchmarks``
+setting), the one its measuring side writes into a file, so "stale" means one thing to the
+writer and to the build.
 """
 
 from __future__ import annotations
@@ -19,21 +21,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from snippets.codehash import code_hash as _code_hash
 from tools.benchmarks.errors import BenchmarkError
-from tools.benchmarks.schema import MAX_BYTES, is_traced, validate
-
-RESULTS_DIR = Path("docs/benchmarks")
-# benchmark name -> the snippet that measures it (its hash decides staleness)
-BENCHMARKS = {"checkpointing": Path("snippets/checkpointing.py")}
-REGENERATE = {
-    "cpu": "python3 -m tools test tests/test_benchmarks.py --regenerate",
-    "cuda": "bash .ci/gpu-benchmarks.sh (on a machine with CUDA)",
-    "traced": ".venv/bin/python tests/perf/trace_checkpointing.py",
-}
-# A traced file (``checkpointing-traced.json``) is made by its own code: the tracer.
-TRACER = Path("snippets/memory_trace.py")
-
+from tools.benchmarks.registry import Benchmark, Declared, FileKind
+from tools.benchmarks.schema import MAX_BYTES, Validators, device_type, validate
 
 # Results files (by name) that the job publishing the site measured itself (publish.yml sets it).
 # Any other file was submitted: a committed file's device and numbers are only what it says.
@@ -44,22 +34,23 @@ MEASURED_HERE_ENV = "COURSE_MEASURED_HERE"
 class Results:
     """One parsed, validated results file."""
 
-    path: Path  # relative to the repository root, for messages
+    path: Path  # relative to the course root, for messages
     data: dict[str, Any]
     stale: bool
+    source: FileKind  # the declared kind of file it is, with the code that makes it
 
     @property
     def device(self) -> dict[str, Any]:
         return self.data["provenance"]["device"]
 
     @property
-    def on_gpu(self) -> bool:
-        return self.device["type"] == "cuda"
+    def kind(self) -> str:
+        """The kind of file (its device type): ``cpu``, ``cuda`` or one the course declares."""
+        return self.source.kind
 
     @property
-    def traced(self) -> bool:
-        """Traced with fake tensors (never measured): shown only by the traced views."""
-        return self.device["type"] == "traced"
+    def on_gpu(self) -> bool:
+        return self.device["type"] == "cuda"
 
     @property
     def measured_here(self) -> bool:
@@ -76,8 +67,8 @@ class Results:
 
     @property
     def regenerate(self) -> str:
-        """The command that measures this device again."""
-        return REGENERATE[self.device["type"]]
+        """The command that makes this kind of file again."""
+        return self.source.regenerate
 
     def stale_message(self) -> str:
         files = ", ".join(self.code_files)
@@ -87,44 +78,67 @@ class Results:
         )
 
 
-def results_files(name: str, root: Path) -> list[Path]:
-    """The results files of benchmark ``name`` (what a live-reload server should watch)."""
-    return sorted((root / RESULTS_DIR).glob(f"{name}-*.json"))
+def results_files(declared: Declared, root: Path) -> list[Path]:
+    """The results files of a benchmark (what a live-reload server should watch)."""
+    return sorted((root / declared.results).glob(f"{declared.name}-*.json"))
 
 
-def load_results(name: str, root: Path) -> list[Results]:
-    """Every device's results for ``name``, GPUs first; raises if there are none."""
-    paths = results_files(name, root)
-    inputs = [*paths, *sorted((root / "snippets").glob("*.py"))]
-    stamp = tuple(hashlib.sha256(p.read_bytes()).digest() for p in inputs if p.is_file())
-    key = (name, root.resolve(), tuple(inputs), stamp)
-    if key not in _loaded:
-        _loaded.clear()  # one version of the inputs at a time
-        _loaded[key] = _load_results(name, root, paths)
-    return list(_loaded[key])
+def load_results(benchmark: Benchmark, root: Path) -> list[Results]:
+    """Every file's results, in the order of the declared kinds; raises if there are none."""
+    declared = benchmark.declared
+    paths = results_files(declared, root)
+    key = (declared, root.resolve(), tuple(paths))
+    stamp = _stamp(paths)
+    cached = _loaded.get(key)
+    if cached is not None and cached[0] == stamp and cached[1] == _stamp(cached[2]):
+        return list(cached[3])
+    inputs = [root / kind.schema for kind in declared.files]
+    loaded = _load_results(benchmark, root, paths, inputs)
+    _loaded.clear()  # one version of the inputs at a time
+    _loaded[key] = (stamp, _stamp(inputs), inputs, loaded)
+    return list(loaded)
 
 
-_loaded: dict[tuple, list[Results]] = {}
+_loaded: dict[tuple, tuple] = {}
 
 
-def _load_results(name: str, root: Path, paths: list[Path]) -> list[Results]:
+def _stamp(paths: list[Path]) -> tuple:
+    return tuple(hashlib.sha256(p.read_bytes()).digest() if p.is_file() else b"" for p in paths)
+
+
+def _load_results(
+    benchmark: Benchmark, root: Path, paths: list[Path], inputs: list[Path]
+) -> list[Results]:
+    """The files read, checked and judged; ``inputs`` gets every file the hashes covered."""
+    declared = benchmark.declared
     if not paths:
+        commands = " or ".join(f"{k.regenerate} ({k.kind})" for k in declared.files)
         raise BenchmarkError(
-            f"{(RESULTS_DIR / f'{name}-<device>.json').as_posix()}: no results file; run "
-            f"{REGENERATE['cpu']} to measure on CPU"
+            f"{(declared.results / f'{declared.name}-<device>.json').as_posix()}: no results "
+            f"file; make one with {commands}"
         )
-    current = {False: code_hash(BENCHMARKS[name], root)}
+    current: dict[str, str] = {}
+    validators = Validators(root)
     loaded = []
     for path in paths:
         rel = path.relative_to(root)
         text, data = _read(path, rel)
-        validate(data, text, rel, name)
-        traced = is_traced(data)
-        if traced not in current:
-            current[traced] = code_hash(TRACER, root)
-        stale = data["provenance"]["code"]["sha256"] != current[traced]
-        loaded.append(Results(rel, data, stale))
-    return sorted(loaded, key=lambda r: (r.traced, not r.on_gpu, r.device["slug"]))
+        kind = declared.kind(device_type(data)) or declared.files[0]
+        validate(data, text, rel, declared.name, validators.get(kind.schema), validators.envelope)
+        if kind.kind != device_type(data):
+            kinds = ", ".join(k.kind for k in declared.files)
+            raise BenchmarkError(
+                f"{rel}: provenance.device.type {device_type(data)!r} is no kind of file the "
+                f"benchmark declares ({kinds})"
+            )
+        if kind.kind not in current:
+            code = code_hash(benchmark, kind, root)
+            inputs += [root / name for name in code["files"]]
+            current[kind.kind] = code["sha256"]
+        stale = data["provenance"]["code"]["sha256"] != current[kind.kind]
+        loaded.append(Results(rel, data, stale, kind))
+    order = [k.kind for k in declared.files]
+    return sorted(loaded, key=lambda r: (order.index(r.kind), r.device["slug"]))
 
 
 def _read(path: Path, rel: Path) -> tuple[str, Any]:
@@ -146,11 +160,14 @@ def _read(path: Path, rel: Path) -> tuple[str, Any]:
         raise BenchmarkError(f"{rel}:{exc.lineno}: malformed JSON: {exc.msg}") from exc
 
 
-def code_hash(entry: Path, root: Path) -> str:
-    """Current hash of the measuring code ``entry`` (relative to ``root``) and what it imports."""
-    if not (root / entry).is_file():
-        raise BenchmarkError(f"{entry.as_posix()}: measuring code is missing")
+def code_hash(benchmark: Benchmark, kind: FileKind, root: Path) -> dict[str, Any]:
+    """The declared function's hash of a kind's measuring code (``sha256``, and the ``files`` it
+    covers, relative to ``root``)."""
+    if not (root / kind.code).is_file():
+        raise BenchmarkError(f"{kind.code.as_posix()}: measuring code is missing")
     try:
-        return _code_hash(root / entry, root)["sha256"]
+        return benchmark.code_hash(root / kind.code, root)
     except (OSError, SyntaxError) as exc:
-        raise BenchmarkError(f"{entry.as_posix()}: cannot hash the measuring code: {exc}") from exc
+        raise BenchmarkError(
+            f"{kind.code.as_posix()}: cannot hash the measuring code: {exc}"
+        ) from exc

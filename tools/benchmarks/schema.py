@@ -1,9 +1,12 @@
-"""Checking a results file against ``results.schema.json``, every problem at once, each with a line.
+"""Checking a results file against its schema, every problem at once, each with a line.
 
-The format is written down once, as a JSON Schema beside this module: it is the document a
-GPU-results author reads, and the maintained ``jsonschema`` package checks it. This module only
-adds what a reader of the error needs: the file and line of each problem (JSON parsers keep no
-positions, so :func:`value_lines` walks the text once to find them), all problems in one message.
+The format of each kind of results file is written down once, as a JSON Schema the course
+declares (``files.KIND.schema`` of its ``benchmarks`` setting): it is the document a results
+author reads, and the maintained ``jsonschema`` package checks it. What the engine itself reads
+of every file (its benchmark, its device and the hash of its code) is ``envelope.schema.json``
+beside this module, checked once the course's schema passes. This module only adds what a
+reader of the error needs: the file and line of each problem (JSON parsers keep no positions, so
+:func:`value_lines` walks the text once to find them), all problems in one message.
 """
 
 from __future__ import annotations
@@ -11,19 +14,14 @@ from __future__ import annotations
 import json
 import math
 import re
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from jsonschema import Draft202012Validator
-
 from tools.benchmarks.errors import BenchmarkError
 
-SCHEMA_FILE = Path(__file__).with_name("results.schema.json")
-# A traced file (its device is the tracer, ``"type": "traced"``) has its own format.
-TRACED_SCHEMA_FILE = (
-    Path(__file__).resolve().parents[2] / "snippets/benchmark_views/traced.schema.json"
-)
+ENVELOPE_FILE = Path(__file__).with_name("envelope.schema.json")
 _SPACE = re.compile(r"\s*")
 _DECODER = json.JSONDecoder()
 
@@ -42,46 +40,96 @@ MAX_MAGNITUDE = 1e18  # bytes of the largest machine, seconds of the longest run
 _DATE_FORMAT = "%Y-%m-%dT%H:%M:%SZ"
 
 
-# The schema is part of the engine's code: read once, when the module is imported.
-_VALIDATOR = Draft202012Validator(json.loads(SCHEMA_FILE.read_text(encoding="utf-8")))
-_TRACED_VALIDATOR = Draft202012Validator(json.loads(TRACED_SCHEMA_FILE.read_text(encoding="utf-8")))
+@dataclass(frozen=True)
+class Schema:
+    """A schema's validator and how messages name it (its path from the course root)."""
+
+    validator: Any
+    shown: str
 
 
-def is_traced(data: Any) -> bool:
-    """Whether ``data`` says it was traced (its device is the tracer), not measured."""
+class Validators:
+    """The schemas of one load of results, each read and compiled once."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._found: dict[Path, Schema] = {}
+
+    def get(self, path: Path) -> Schema:
+        """The course's schema at ``path`` (relative to the course root)."""
+        if path not in self._found:
+            self._found[path] = _compile(self.root / path, path.as_posix())
+        return self._found[path]
+
+    @property
+    def envelope(self) -> Schema:
+        """What the engine reads of every file: its own schema, beside this module."""
+        if ENVELOPE_FILE not in self._found:
+            shown = "tools/benchmarks/envelope.schema.json"
+            self._found[ENVELOPE_FILE] = _compile(ENVELOPE_FILE, shown)
+        return self._found[ENVELOPE_FILE]
+
+
+def _compile(path: Path, shown: str) -> Schema:
+    from jsonschema import Draft202012Validator  # imported where used: a course may have none
+    from jsonschema.exceptions import SchemaError
+
+    try:
+        schema = json.loads(path.read_text(encoding="utf-8"))
+        Draft202012Validator.check_schema(schema)
+    except OSError as exc:
+        raise BenchmarkError(f"{shown}: cannot read the results schema: {exc.strerror}") from exc
+    except (ValueError, SchemaError) as exc:
+        first = str(exc).splitlines()[0]
+        raise BenchmarkError(f"{shown}: not a valid JSON Schema: {first}") from exc
+    return Schema(Draft202012Validator(schema), shown)
+
+
+def device_type(data: Any) -> Any:
+    """The device type ``data`` says it was made on (its kind of file), if it says one."""
     provenance = data.get("provenance") if isinstance(data, dict) else None
     device = provenance.get("device") if isinstance(provenance, dict) else None
-    return isinstance(device, dict) and device.get("type") == "traced"
+    return device.get("type") if isinstance(device, dict) else None
 
 
-def validate(data: Any, text: str, rel: Path, name: str) -> None:
-    """Raise one :class:`BenchmarkError` listing every problem of the file, each as path:line."""
+def validate(data: Any, text: str, rel: Path, name: str, schema: Schema, envelope: Schema) -> None:
+    """Raise one :class:`BenchmarkError` listing every problem of the file, each as path:line:
+    first against its own ``schema``, then against the ``envelope`` every file has."""
     lines = value_lines(text)
     rows = data.get("rows") if isinstance(data, dict) else None
     if isinstance(rows, list) and len(rows) > MAX_ROWS:  # alone, before the schema walks them
         _raise(
-            rel, [(lines[("rows",)], f"rows: {len(rows)} rows, more than the {MAX_ROWS} allowed")]
+            rel,
+            [(lines[("rows",)], f"rows: {len(rows)} rows, more than the {MAX_ROWS} allowed")],
+            schema,
         )
-    problems = []
-    traced = is_traced(data)
-    for error in (_TRACED_VALIDATOR if traced else _VALIDATOR).iter_errors(data):
-        path = tuple(error.absolute_path)
-        where = _dotted(path)
-        problems.append((_line(lines, path), f"{where + ': ' if where else ''}{error.message}"))
+    problems = _problems(schema, data, lines)
     problems += [(_line(lines, path), message) for path, message in _beyond_schema(data)]
     found = data.get("benchmark") if isinstance(data, dict) else None
     if isinstance(found, str) and found != name:
         problems.append((lines[("benchmark",)], f"benchmark: {found!r}, expected {name!r}"))
     if problems:
-        _raise(rel, problems, TRACED_SCHEMA_FILE if traced else SCHEMA_FILE)
+        _raise(rel, problems, schema)
+    problems = _problems(envelope, data, lines)
+    if problems:
+        _raise(rel, problems, envelope)
 
 
-def _raise(rel: Path, problems: list[tuple[int, str]], schema: Path = SCHEMA_FILE) -> None:
+def _problems(schema: Schema, data: Any, lines: dict[JsonPath, int]) -> list[tuple[int, str]]:
+    found = []
+    for error in schema.validator.iter_errors(data):
+        path = tuple(error.absolute_path)
+        where = _dotted(path)
+        found.append((_line(lines, path), f"{where + ': ' if where else ''}{error.message}"))
+    return found
+
+
+def _raise(rel: Path, problems: list[tuple[int, str]], schema: Schema) -> None:
     listed = "\n".join(f"  {rel.as_posix()}:{line}: {msg}" for line, msg in sorted(problems))
     count = f"{len(problems)} problem{'s' if len(problems) > 1 else ''}"
     raise BenchmarkError(
         f"{rel.as_posix()}: malformed results file ({count}; the format is "
-        f"{schema.relative_to(Path(__file__).resolve().parents[2]).as_posix()}):\n{listed}"
+        f"{schema.shown}):\n{listed}"
     )
 
 

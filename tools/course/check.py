@@ -17,7 +17,7 @@ from tools.buildkit.digest import Digest
 from tools.buildkit.workers import Background
 from tools.course import config as course_config
 from tools.course import cues, parser
-from tools.course.model import Course, CourseError, SiteSyntax
+from tools.course.model import Course, CourseError, Embed, Location, SiteSyntax
 
 _TEXT = {".md", ".yml", ".yaml", ".json", ".py", ".txt", ".csv"}
 
@@ -71,18 +71,31 @@ def start_checking(
 def _check_embeds(course: Course, root: Path, strict_results: bool) -> None:
     if not any(page.embeds for page in course.pages):
         return
-    from tools import benchmarks  # imported where used: its schemas cost a course without embeds
+    from tools import benchmarks  # imported where used: a course without embeds needs none
 
+    if course.config is None:  # its settings' error is reported; without them, no registry
+        return
+    registry = course_config.benchmarks(root)
     reported: set[str] = set()  # a broken results file breaks every embed of it: say so once
     for page in course.pages:
         for embed in page.embeds:
             try:
-                benchmarks.check_embed(list(embed.args), root, strict=strict_results)
+                benchmarks.check_embed(list(embed.args), root, registry, strict=strict_results)
             except benchmarks.BenchmarkError as exc:
                 if str(exc) not in reported:
                     reported.add(str(exc))
-                    course.errors.append(CourseError(embed.location, str(exc)))
+                    course.errors.append(CourseError(_embed_error_at(exc, embed), str(exc)))
     course.errors.sort(key=lambda error: error.location)
+
+
+def _embed_error_at(exc: Exception, embed: Embed) -> Location:
+    """A declared benchmark that does not import is the setting's fault: its line in
+    ``mkdocs.yml``; anything else is the embed's."""
+    from tools import benchmarks
+
+    if isinstance(exc, benchmarks.RegistryError):
+        return Location(exc.file, exc.line)
+    return embed.location
 
 
 def sources_stamp(root: Path) -> tuple:

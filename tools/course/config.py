@@ -14,6 +14,7 @@ second course reuses the engine unchanged::
           note_type_ids: {basic: 1734861301, choice: 1734861302}  # NEVER change them either
           languages: [en, ur]                    # languages a quiz may be written in
           active_files: [assets/course.js]       # the only .js/.html/.svg/.xml files of docs/
+          benchmarks: {...}                      # what ::: benchmark NAME VIEW may embed
 
 The settings are declared once, in :data:`SETTINGS` (type, default, a help line and the check of
 each value). :func:`load` validates them here for ``check`` and the parser, which import no
@@ -35,6 +36,7 @@ from typing import Any
 
 import yaml
 
+from tools.benchmarks import registry as benchmark_registry
 from tools.course import sanitize
 from tools.course.model import LANGUAGES, CourseConfig, CourseError, Location
 
@@ -121,6 +123,9 @@ SETTINGS = (
             default=[], check=_paths),
     Setting("identity_migration", dict, "from: the identities being left; reason: why "
             "(tools/course/identity.py)", default={}),
+    Setting("benchmarks", dict, "name -> views (module:attr), code_hash (module:function) and "
+            "files per kind: code, schema, regenerate (tools/benchmarks/registry.py)", default={},
+            check=benchmark_registry.problem),
 )  # fmt: skip
 
 
@@ -152,9 +157,9 @@ def docs_dir(root: Path) -> str:
     return value if isinstance(value, str) and value else "docs"
 
 
-def load(root: Path) -> CourseConfig:
-    """The course's settings from ``root/mkdocs.yml``; a :class:`CourseError` naming the file,
-    line and key when one is missing, unknown or malformed."""
+def _read(root: Path) -> tuple[str, dict, dict, int]:
+    """``root/mkdocs.yml``: its text, the parsed file, the plugin's settings and the line of
+    ``course:``; a :class:`CourseError` naming the file and line when it cannot be had."""
     path = root / CONFIG_FILE
     where = Location(CONFIG_FILE, 1)
     try:
@@ -175,7 +180,13 @@ def load(root: Path) -> CourseConfig:
             f"no '{PLUGIN}' plugin settings (deck name, GUID namespace, ...) under plugins:"
             + (": extra.course moved there" if moved else ""),
         )
-    start = _line_of(text, f"{PLUGIN}:", _line_of(text, "plugins:", 1))
+    return text, config, course, _line_of(text, f"{PLUGIN}:", _line_of(text, "plugins:", 1))
+
+
+def load(root: Path) -> CourseConfig:
+    """The course's settings from ``root/mkdocs.yml``; a :class:`CourseError` naming the file,
+    line and key when one is missing, unknown or malformed."""
+    text, config, course, start = _read(root)
 
     def at(key: str) -> Location:
         """Where ``key`` is set (its first line after ``course:``), else the ``course:`` line."""
@@ -212,6 +223,27 @@ def load(root: Path) -> CourseConfig:
         languages=tuple(values["languages"]),
         site_url=str(config.get("site_url") or ""),
     )
+
+
+def benchmarks(root: Path) -> dict[str, benchmark_registry.Declared]:
+    """The ``benchmarks`` setting of the course at ``root``: each entry with the line it starts
+    on ({} when the settings have a problem: :func:`load` reports it). Apart from the rest of
+    :class:`CourseConfig`, which the deck's notes are dated by: a benchmark is no note."""
+    try:
+        text, _, course, start = _read(root)
+    except CourseError:
+        return {}
+    declared = course.get("benchmarks") or {}
+    if not isinstance(declared, dict) or benchmark_registry.problem(declared):
+        return {}
+    line = _line_of(text, "benchmarks:", start)
+    return {
+        name: benchmark_registry.declare(
+            name, entry, results=f"{docs_dir(root)}/benchmarks", file=CONFIG_FILE,
+            line=_line_of(text, f"{name}:", line),
+        )
+        for name, entry in declared.items()
+    }  # fmt: skip
 
 
 # Settings the theme prints into every page. Material writes most of them into HTML unescaped

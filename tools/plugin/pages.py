@@ -14,9 +14,11 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Mapping
 from html import escape
 from pathlib import Path
-from typing import NamedTuple
+from types import MappingProxyType
+from typing import Any, NamedTuple
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
@@ -60,6 +62,9 @@ _PLACEHOLDER_RE = re.compile(r'<div data-course-block="(\d+)"></div>')
 _CODE_TAG = re.compile(r"<(code|pre)(?![^>]*\sdir=)(?=[\s>])")
 
 
+_NONE_DECLARED: Mapping[str, Any] = MappingProxyType({})  # a course that declares no benchmarks
+
+
 class PageBlock(NamedTuple):
     """A course block's HTML; ``item``: a card group or a quiz, not an embed."""
 
@@ -72,7 +77,12 @@ class SiteError(Exception):
 
 
 def render_page(
-    page: Page, markdown: str, *, root: Path, strict_results: bool
+    page: Page,
+    markdown: str,
+    *,
+    root: Path,
+    strict_results: bool,
+    benchmarks: Mapping[str, Any] = _NONE_DECLARED,
 ) -> tuple[str, list[PageBlock]]:
     """``markdown`` with each course block's lines replaced by a placeholder, and the blocks.
 
@@ -108,7 +118,9 @@ def render_page(
         elif isinstance(block, Quiz):
             html = render_quiz(block, page=page.docs_path)
         else:
-            html = render_embed(block, root=root, strict_results=strict_results)
+            html = render_embed(
+                block, root=root, strict_results=strict_results, benchmarks=benchmarks
+            )
         out += ["", _PLACEHOLDER.format(len(blocks)), ""]
         blocks.append(PageBlock(not isinstance(block, Embed), html))
         cursor = end
@@ -411,10 +423,17 @@ def _question(question: Question, number: int, page: str) -> str:
 # --- embeds -----------------------------------------------------------------------------------
 
 
-def render_embed(embed: Embed, *, root: Path, strict_results: bool) -> str:
-    """The HTML an embed stands for; only ``benchmark`` embeds exist so far."""
+def render_embed(
+    embed: Embed,
+    *,
+    root: Path,
+    strict_results: bool,
+    benchmarks: Mapping[str, Any] = _NONE_DECLARED,
+) -> str:
+    """The HTML an embed stands for; only ``benchmark`` embeds exist so far, of the benchmarks
+    the course declares (``benchmarks``: its setting, name -> ``tools.benchmarks.Declared``)."""
     if embed.name != "benchmark":
         raise SiteError(f"{embed.location}: unknown embed '::: {embed.name}'")
-    from tools import benchmarks
+    from tools import benchmarks as engine
 
-    return benchmarks.render_embed(list(embed.args), root, strict=strict_results)
+    return engine.render_embed(list(embed.args), root, benchmarks, strict=strict_results)

@@ -47,6 +47,7 @@ from tools.buildkit import buildinfo
 from tools.buildkit.memo import MISSING, BuildMemo
 from tools.buildkit.workers import Background
 from tools.course import check as course_check
+from tools.course import config as course_config
 from tools.course import notes, published, sanitize
 from tools.course.model import Course
 from tools.plugin import assets as site_assets
@@ -78,6 +79,7 @@ class SiteBuild:
             raise PluginError("the course sources have problems:\n" + course_check.report(course))
         self.course = course
         self.items = notes.note_items(self.course)  # the deck's and the review page's notes
+        self.benchmarks = course_config.benchmarks(self.root)  # what its embeds may name
         self.outputs = outputs.Outputs()  # what the site folder may hold at the end
         self.jupyter: Any = None
         self.execute_lab = False
@@ -198,7 +200,11 @@ class SiteBuild:
         def render_page() -> tuple[str, list[PageBlock]]:
             try:
                 return site_pages.render_page(
-                    course_page, markdown, root=self.root, strict_results=self.strict_results
+                    course_page,
+                    markdown,
+                    root=self.root,
+                    strict_results=self.strict_results,
+                    benchmarks=self.benchmarks,
                 )
             except site_pages.SiteError as exc:  # its message starts with path:line
                 raise PluginError(str(exc)) from None

@@ -1,0 +1,213 @@
+"""The benchmarks a course declares in its ``benchmarks`` setting, resolved to what the engine runs.
+
+The engine knows no benchmark of its own. A course names each one in its ``mkdocs.yml``::
+
+    benchmarks:
+      checkpointing:
+        views: snippets.benchmark_views:VIEWS     # module:attr, a mapping of view name -> View
+        code_hash: snippets.codehash:code_hash    # module:function(entry, root) -> sha256, files
+        files:                                    # one entry per kind of results file
+          cpu: {code: snippets/checkpointing.py, schema: ..., regenerate: "..."}
+
+A results file's kind is the device type its provenance names (``cpu``, ``cuda``, or what the
+course makes up, such as ``traced``); the kinds' order is the order the views show the files in.
+``code`` is the measuring code whose hash decides staleness, ``schema`` the JSON Schema the file
+must meet, ``regenerate`` the command that makes the file again, and ``made`` the word a stale
+notice uses for how it was made (``measured`` unless given).
+
+:func:`declare` checks an entry's shape (``check`` and the plugin's settings call it, through
+:func:`problem`); :func:`resolve` imports what it names when an embed needs it. A course's
+modules are imported by name; a top-level package that is not importable is looked for in the
+course's folder, so ``mkdocs build`` (whose path lacks that folder) finds it without any
+``sys.path`` edit.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.machinery
+import importlib.util
+import re
+import sys
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from types import ModuleType
+from typing import Any
+
+from tools.benchmarks.errors import BenchmarkError
+
+SETTING = "plugins.course.benchmarks"  # how messages name the setting
+_NAME = re.compile(r"^[a-z][a-z0-9_-]*$")
+_TARGET = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*:[A-Za-z_]\w*$")
+_ENTRY_KEYS = {"views", "code_hash", "files", "results"}
+_FILE_KEYS = {"code", "schema", "regenerate", "made"}
+
+
+@dataclass(frozen=True)
+class FileKind:
+    """One kind of results file of a benchmark: what makes it, and the format it must have."""
+
+    kind: str
+    code: Path  # relative to the course root: its hash decides whether a file is stale
+    schema: Path  # relative to the course root
+    regenerate: str  # the command that makes this kind of file again
+    made: str = "measured"
+
+
+@dataclass(frozen=True)
+class View:
+    """One ``::: benchmark NAME VIEW``: the function that draws it from the files it shows.
+
+    ``kinds`` are the kinds of file it is handed; ``needs`` a kind without whose file the embed
+    is an error naming that kind's command; ``notices`` whether stale files get their notice
+    above it (a view that shows no measured number has none to warn about)."""
+
+    render: Callable[[list[Any]], str]
+    kinds: tuple[str, ...]
+    needs: str = ""
+    notices: bool = True
+
+
+@dataclass(frozen=True)
+class Declared:
+    """One entry of the setting, as the course wrote it, and the line of ``mkdocs.yml`` it is on."""
+
+    name: str
+    views: str  # "module:attr"
+    code_hash: str  # "module:function"
+    files: tuple[FileKind, ...]
+    results: PurePosixPath  # the folder of its results files, relative to the course root
+    file: str
+    line: int
+
+    def kind(self, name: str) -> FileKind | None:
+        return next((f for f in self.files if f.kind == name), None)
+
+
+@dataclass(frozen=True)
+class Benchmark:
+    """A declared benchmark with its views and hash function imported."""
+
+    declared: Declared
+    views: Mapping[str, View]
+    code_hash: Callable[[Path, Path], dict[str, Any]]
+
+
+class RegistryError(BenchmarkError):
+    """An entry of the ``benchmarks`` setting cannot be used; it knows its ``mkdocs.yml`` line."""
+
+    def __init__(self, declared: Declared, key: str, message: str) -> None:
+        super().__init__(f"{SETTING}.{declared.name}.{key}: {message}")
+        self.file, self.line = declared.file, declared.line
+
+
+def problem(value: Any) -> str | None:
+    """What is wrong with the shape of the whole setting (None: nothing)."""
+    for name, entry in value.items():
+        found = _entry_problem(name, entry)
+        if found:
+            return f"{name}: {found}"
+    return None
+
+
+def _entry_problem(name: Any, entry: Any) -> str | None:
+    if not isinstance(name, str) or not _NAME.match(name):
+        return "a benchmark's name uses a-z, 0-9, - and _, starting with a letter"
+    if not isinstance(entry, dict):
+        return "must be a mapping with views, code_hash and files"
+    unknown = sorted(map(str, set(entry) - _ENTRY_KEYS))
+    if unknown:
+        return f"unknown keys {unknown} (an entry has {sorted(_ENTRY_KEYS)})"
+    for key in ("views", "code_hash"):
+        if not isinstance(entry.get(key), str) or not _TARGET.match(entry[key]):
+            return f"{key} must be 'module:attribute'"
+    files = entry.get("files")
+    if not isinstance(files, dict) or not files:
+        return "files must map each kind of results file (its device type) to its code"
+    for kind, spec in files.items():
+        if not isinstance(spec, dict) or {"code", "schema", "regenerate"} - set(spec):
+            return f"files.{kind} needs code, schema and regenerate"
+        if set(spec) - _FILE_KEYS or not all(isinstance(v, str) and v for v in spec.values()):
+            return f"files.{kind}: only {sorted(_FILE_KEYS)}, each a non-empty string"
+        for key in ("code", "schema"):
+            if not _inside(spec[key]):
+                return f"files.{kind}.{key}: {spec[key]!r} must be a path inside the course"
+    if "results" in entry and not (isinstance(entry["results"], str) and _inside(entry["results"])):
+        return "results must be a folder inside the course"
+    return None
+
+
+def _inside(path: str) -> bool:
+    pure = PurePosixPath(path)
+    return bool(path) and not pure.is_absolute() and ".." not in pure.parts
+
+
+def declare(name: str, entry: dict, *, results: str, file: str, line: int) -> Declared:
+    """An entry already checked by :func:`problem`; ``results`` is the folder used when the
+    entry names none (the course's ``docs_dir``/benchmarks)."""
+    files = tuple(
+        FileKind(str(kind), Path(spec["code"]), Path(spec["schema"]), spec["regenerate"],
+                 spec.get("made", "measured"))
+        for kind, spec in entry["files"].items()
+    )  # fmt: skip
+    folder = PurePosixPath(entry.get("results", results))
+    return Declared(name, entry["views"], entry["code_hash"], files, folder, file, line)
+
+
+def resolve(declared: Declared, root: Path) -> Benchmark:
+    """The entry's views and hash function, imported; a :class:`RegistryError` naming the setting
+    when either does not import or is not what the engine calls."""
+    views = _load(declared, "views", root)
+    if not isinstance(views, Mapping) or not all(isinstance(v, View) for v in views.values()):
+        raise RegistryError(declared, "views", f"{declared.views} is not a mapping of View")
+    kinds = {f.kind for f in declared.files}
+    for view_name, view in views.items():
+        unknown = sorted((set(view.kinds) | ({view.needs} - {""})) - kinds)
+        if unknown:
+            raise RegistryError(
+                declared, "views", f"view {view_name!r} shows kinds {unknown} that files lacks"
+            )
+    code_hash = _load(declared, "code_hash", root)
+    if not callable(code_hash):
+        raise RegistryError(declared, "code_hash", f"{declared.code_hash} is not a function")
+    return Benchmark(declared, views, code_hash)
+
+
+def _load(declared: Declared, key: str, root: Path) -> Any:
+    target = getattr(declared, key)
+    module_name, attr = target.split(":")
+    try:
+        module = _import(module_name, root)
+    except Exception as exc:  # any error of the course's module: name it, with the setting
+        raise RegistryError(
+            declared, key, f"cannot import {module_name!r} ({type(exc).__name__}: {exc})"
+        ) from exc
+    try:
+        return getattr(module, attr)
+    except AttributeError:
+        raise RegistryError(declared, key, f"{module_name!r} has no {attr!r}") from None
+
+
+def _import(module_name: str, root: Path) -> ModuleType:
+    """``module_name``; its top-level package from the course's folder when not importable."""
+    top = module_name.split(".")[0]
+    folder = (root / top).resolve()
+    if top not in sys.modules and importlib.util.find_spec(top) is None and folder.is_dir():
+        init = folder / "__init__.py"
+        if init.is_file():
+            spec = importlib.util.spec_from_file_location(
+                top, init, submodule_search_locations=[str(folder)]
+            )
+        else:  # a namespace package, as Python makes one for a folder without __init__.py
+            spec = importlib.machinery.ModuleSpec(top, None, is_package=True)
+            spec.submodule_search_locations = [str(folder)]
+        package = importlib.util.module_from_spec(spec)
+        sys.modules[top] = package
+        try:
+            if init.is_file():
+                spec.loader.exec_module(package)
+        except BaseException:
+            del sys.modules[top]
+            raise
+    return importlib.import_module(module_name)

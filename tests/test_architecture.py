@@ -215,6 +215,122 @@ def test_the_checks_pass_a_tree_that_keeps_the_layers(tmp_path):
     assert (cycles(edges), forbidden(edges), not_bare(edges, BARE_PYTHON)) == ([], [], [])
 
 
+# --- the engine knows no course ----------------------------------------------------------------
+
+# Folders of a course (beside its mkdocs.yml) that the engine reads only through the course root it
+# is handed (a setting, ``docs_dir`` or a ``root`` argument), never from its own checkout: the
+# engine installed elsewhere has no such folders, and this checkout's would be the wrong course's.
+COURSE_FOLDERS = ("docs", "snippets", "mkdocs.yml")
+# Reads of the engine's own checkout for files a course folder holds, while other changes move
+# them into the package (the deck's fonts, the vendored browser libraries). The list only shrinks:
+# an entry that no longer reads one fails the test below until it is taken off.
+READS_THE_CHECKOUT_FOR_NOW = {
+    "tools/anki/deck.py",
+    "tools/plugin/vendor.py",
+}
+
+
+def course_modules(root: Path) -> set[str]:
+    """Top-level names a course's Python may be imported by: every folder (or module) of the
+    checkout beside ``tools/`` that holds Python."""
+    found = set()
+    for child in root.iterdir():
+        if child.name in ("tools", ".venv", ".cache", ".git") or child.name.startswith("."):
+            continue
+        if child.suffix == ".py" or (child.is_dir() and next(child.rglob("*.py"), None)):
+            found.add(child.stem)
+    return found
+
+
+def course_imports(root: Path) -> list[str]:
+    """Each engine module that imports a course module, by ``import``/``from`` or by a literal
+    module name handed to ``importlib.import_module``, as ``module -> course module``."""
+    known, course = modules(root), course_modules(root)
+    bad = []
+    for name, path in sorted(known.items()):
+        found = {m.split(".")[0] for m in imports(name, path, known)}
+        for node in ast.walk(ast.parse(path.read_text("utf-8"), str(path))):
+            if isinstance(node, ast.Call) and _names_import(node.func) and node.args:
+                first = node.args[0]
+                if isinstance(first, ast.Constant) and isinstance(first.value, str):
+                    found.add(first.value.split(".")[0].split(":")[0])
+        bad += [f"{name} -> {target}" for target in sorted(found & course)]
+    return bad
+
+
+def _names_import(func: ast.expr) -> bool:
+    named = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+    return named in ("import_module", "__import__")
+
+
+def checkout_reads(root: Path) -> set[str]:
+    """Each engine module that reads a course folder of its own checkout: ``ROOT / "docs"`` (or
+    ``buildinfo.ROOT / ...``), or ``ROOT`` as the default of a function's ``root``."""
+    found = set()
+    for path in modules(root).values():
+        rel = path.relative_to(root).as_posix()
+        for node in ast.walk(ast.parse(path.read_text("utf-8"), rel)):
+            if (
+                isinstance(node, ast.BinOp)
+                and isinstance(node.op, ast.Div)
+                and _is_root(node.left)
+                and isinstance(node.right, ast.Constant)
+                and str(node.right.value).split("/")[0] in COURSE_FOLDERS
+            ):
+                found.add(rel)
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                arguments = node.args.posonlyargs + node.args.args
+                defaults = zip(reversed(arguments), reversed(node.args.defaults), strict=False)
+                pairs = [*defaults, *zip(node.args.kwonlyargs, node.args.kw_defaults, strict=True)]
+                if any(a.arg == "root" and d is not None and _is_root(d) for a, d in pairs):
+                    found.add(rel)
+    return found - {"tools/cli.py"}  # the command line's default course is the folder it runs in
+
+
+def _is_root(node: ast.expr) -> bool:
+    return (isinstance(node, ast.Name) and node.id == "ROOT") or (
+        isinstance(node, ast.Attribute) and node.attr == "ROOT"
+    )
+
+
+def test_no_engine_module_imports_the_course():
+    """The course's Python (its views, its memory model, its hash function) reaches the engine
+    only by the names its settings declare (``plugins.course.benchmarks``)."""
+    assert course_imports(ROOT) == []
+
+
+def test_no_engine_module_reads_its_own_checkout_for_course_files():
+    found = checkout_reads(ROOT)
+    assert found - READS_THE_CHECKOUT_FOR_NOW == set(), "read them from the course root"
+    assert READS_THE_CHECKOUT_FOR_NOW - found == set(), "reads no course folder now: take it off"
+
+
+def test_the_course_checks_find_planted_imports_and_reads(tmp_path):
+    root = _tree(
+        tmp_path,
+        {
+            "snippets/model.py": "",
+            "docs/lab/lab.py": "",
+            "tools/benchmarks/__init__.py": "",
+            "tools/benchmarks/a.py": "from snippets import model\n",
+            "tools/benchmarks/b.py": "def f():\n    import docs.lab.lab\n",
+            "tools/benchmarks/c.py": "import importlib\nimportlib.import_module('snippets.x')\n",
+            "tools/benchmarks/d.py": "from tools.benchmarks import a\nimport json\n",
+            "tools/anki/__init__.py": "",
+            "tools/anki/e.py": "from tools.buildkit.buildinfo import ROOT\nF = ROOT / 'docs/x'\n",
+            "tools/anki/f.py": "from tools.buildkit import buildinfo\n"
+            "def g(root=buildinfo.ROOT):\n    return root / 'docs'\n",
+            "tools/anki/g.py": "def h(root):\n    return root / 'docs'\n",
+        },
+    )
+    assert course_imports(root) == [
+        "tools.benchmarks.a -> snippets",
+        "tools.benchmarks.b -> docs",
+        "tools.benchmarks.c -> snippets",
+    ]
+    assert checkout_reads(root) == {"tools/anki/e.py", "tools/anki/f.py"}
+
+
 def test_no_engine_file_is_ignored_by_git():
     """``.gitignore`` names the build's outputs (``site/``, ``build/``) by folder name: a source
     folder of that name would be hidden, and a new module there never committed."""

@@ -34,8 +34,8 @@ def git(root: Path, *args: str) -> str | None:
     return result.stdout if result.returncode == 0 else None
 
 
-def source_date_epoch(root: Path = ROOT) -> int:
-    """Seconds since the epoch that stand for this version of the sources."""
+def source_date_epoch(root: Path) -> int:
+    """Seconds since the epoch that stand for this version of the course at ``root``."""
     if os.environ.get("SOURCE_DATE_EPOCH"):
         return int(os.environ["SOURCE_DATE_EPOCH"])
     last_commit = (git(root, "log", "-1", "--format=%ct") or "").strip()
@@ -51,8 +51,9 @@ def strict_results() -> bool:
     return os.environ.get(STRICT_RESULTS_ENV, "") not in ("", "0")
 
 
-def snippets_digest(root: Path = ROOT) -> str:
-    """Short hash of all snippets: the lab notebook imports them, so its cache depends on them."""
+def snippets_digest(root: Path) -> str:
+    """Short hash of the snippets of the course at ``root``: the lab notebook imports them, so
+    its cache depends on them."""
     digest = Digest()
     for path in sorted((root / "snippets").rglob("*.py")):
         digest.file(path, root)
@@ -75,10 +76,12 @@ def installed_distributions() -> tuple[str, ...]:
 def engine_digest() -> str:
     """Hash of the engine's code and note templates: output cached by an earlier build of other
     code must not be reused (see :mod:`tools.anki.deck_cache` and :mod:`tools.buildkit.memo`).
-    Computed once per process, like the code it stands for."""
+    A course's own Python (its benchmark views) is the course's input, not the engine's: pages
+    with an embed are rendered on every build. Computed once per process, like the code it
+    stands for."""
     digest = Digest()
     files = sorted((ROOT / "tools").rglob("*.py")) + sorted((ROOT / "deck").glob("*"))
-    files += [*sorted((ROOT / "snippets").glob("*.py")), ROOT / "constraints.txt"]
+    files.append(ROOT / "constraints.txt")
     for path in files:
         if path.is_file():
             digest.file(path, ROOT)

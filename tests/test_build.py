@@ -267,8 +267,9 @@ def test_mkdocs_own_command_builds_the_course_with_the_plugin(course_copy):
         cwd=course_copy,
         capture_output=True,
         text=True,
-        # tools/benchmarks imports snippets/ from the course's folder until courses declare
-        # their benchmarks (issue 38); the console script's sys.path lacks that folder.
+        # The copy's own engine (tools/ is copied with the course), ahead of the checkout the
+        # environment has installed editable, which may be another worktree's. The benchmark
+        # views the course declares need no path: the engine finds them in the course's folder.
         env={**_env(), "NO_MKDOCS_2_WARNING": "1", "PYTHONPATH": str(course_copy)},
     )
     assert result.returncode == 0, result.stderr[-3000:]

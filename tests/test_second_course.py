@@ -239,3 +239,85 @@ def test_the_deck_command_writes_the_second_courses_deck(tmp_path: Path):
     assert [guid for guid, _, _ in notes(out)] == expected
     names = deck_query(out, "select decks from col")[0][0]
     assert SECOND.deck_name in names and FIRST.deck_name not in names
+
+
+def test_the_second_course_renders_a_benchmark_of_its_own(second_site: Path):
+    """Its own results file, view, schema and code (``reading/``), declared in its settings: the
+    installed engine draws the view, current, from a folder that holds no ``tools/``."""
+    assert not (FIXTURE / "tools").exists()
+    lesson = (second_site / "lessons" / "01-finding-your-way.html").read_text("utf-8")
+    assert 'class="benchmark benchmark-search"' in lesson
+    assert "Finding a word on" in lesson and '<td class="num">100,000</td>' in lesson
+    assert "docs/benchmarks/search-cpu.json" in lesson
+    assert "Stale results" not in lesson
+
+
+def _check_copy(course: Path, *edits: tuple[str, str, str]) -> subprocess.CompletedProcess[str]:
+    """``check --strict-results`` of a copy of the second course with ``(file, old, new)``
+    edits."""
+    shutil.copytree(FIXTURE, course, ignore=shutil.ignore_patterns("__pycache__"))
+    for name, old, new in edits:
+        path = course / name
+        assert old in path.read_text("utf-8")
+        path.write_text(path.read_text("utf-8").replace(old, new), "utf-8")
+    return run_cli("check", "--course", str(course), "--strict-results")
+
+
+def test_the_second_courses_benchmark_is_checked_by_its_own_hash(tmp_path: Path):
+    assert _check_copy(tmp_path / "same").returncode == 0
+    edit = ("reading/search.py", "ROUNDS = 5", "ROUNDS = 7")
+    result = _check_copy(tmp_path / "edited", edit)
+    assert result.returncode == 1
+    assert "docs/benchmarks/search-cpu.json: results are stale" in result.stderr
+    assert "regenerate: python -m reading.search" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "message"),
+    [
+        (
+            "views: reading.views:VIEWS",
+            "views: reading.missing:VIEWS",
+            "plugins.course.benchmarks.search.views: cannot import 'reading.missing' "
+            "(ModuleNotFoundError",
+        ),
+        (
+            "views: reading.views:VIEWS",
+            "views: reading.views:TABLES",
+            "plugins.course.benchmarks.search.views: 'reading.views' has no 'TABLES'",
+        ),
+        (
+            "code_hash: reading.codehash:code_hash",
+            "code_hash: reading.codehash:VIEWS",
+            "plugins.course.benchmarks.search.code_hash: 'reading.codehash' has no 'VIEWS'",
+        ),
+    ],
+)
+def test_a_benchmark_that_does_not_import_names_the_setting_and_its_line(
+    tmp_path: Path, old: str, new: str, message: str
+):
+    result = _check_copy(tmp_path / "course", ("mkdocs.yml", old, new))
+    assert result.returncode == 1
+    text = (FIXTURE / "mkdocs.yml").read_text("utf-8").splitlines()
+    line = next(n for n, row in enumerate(text, 1) if row.strip() == "search:")
+    assert f"mkdocs.yml:{line}: {message}" in result.stderr, result.stderr
+
+
+def test_a_misshapen_benchmark_entry_is_a_settings_error(tmp_path: Path):
+    result = _check_copy(
+        tmp_path / "course", ("mkdocs.yml", "views: reading.views:VIEWS", "views: reading.views")
+    )
+    assert result.returncode == 1
+    assert "plugins.course.benchmarks: search: views must be 'module:attribute'" in result.stderr
+
+
+def test_an_unknown_view_of_the_second_courses_benchmark_names_the_embed(tmp_path: Path):
+    lesson = "docs/lessons/01-finding-your-way.md"
+    result = _check_copy(tmp_path / "course", (lesson, "search table", "search chart"))
+    assert result.returncode == 1
+    line = next(
+        n
+        for n, row in enumerate((FIXTURE / lesson).read_text("utf-8").splitlines(), 1)
+        if row.startswith("::: benchmark")
+    )
+    assert f"{lesson}:{line}: unknown benchmark view 'chart'; use one of table" in result.stderr

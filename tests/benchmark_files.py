@@ -20,6 +20,7 @@ from tools.course import config as course_config
 
 CPU_FILE = ROOT / "docs" / "benchmarks" / "checkpointing-cpu.json"
 REGISTRY = course_config.benchmarks(ROOT)  # the benchmarks mkdocs.yml declares
+CPU_KIND = REGISTRY["checkpointing"].kind("cpu")  # what makes the CPU file, and its schema
 
 
 def course_root(tmp_path: Path) -> Path:
@@ -29,7 +30,7 @@ def course_root(tmp_path: Path) -> Path:
         ROOT / "snippets", root / "snippets", ignore=shutil.ignore_patterns("__pycache__")
     )
     (root / "docs" / "benchmarks").mkdir(parents=True)
-    schema = REGISTRY["checkpointing"].kind("cpu").schema  # not under snippets/ (yet)
+    schema = CPU_KIND.schema  # not under snippets/ (yet)
     (root / schema).parent.mkdir(parents=True, exist_ok=True)
     shutil.copy(ROOT / schema, root / schema)
     return root

@@ -36,7 +36,7 @@ import provenance
 import pytest
 import test_benchmarks_gpu as gpu_run
 import torch
-from benchmark_files import CPU_FILE, REGISTRY, course_root, render
+from benchmark_files import CPU_FILE, CPU_KIND, REGISTRY, course_root, render
 from torch import nn
 from torch.utils.checkpoint import checkpoint
 
@@ -44,7 +44,6 @@ from tools import benchmarks
 from tools.buildkit.buildinfo import ROOT
 
 RESULTS = ROOT / "docs" / "benchmarks"
-CPU_KIND = REGISTRY["checkpointing"].kind("cpu")
 CONFIG = checkpointing.CONFIGS["cpu"]
 # A few strategies at a small size, for tests about the harness's plumbing.
 TINY = dataclasses.replace(

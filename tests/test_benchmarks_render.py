@@ -14,7 +14,6 @@ import provenance
 import pytest
 from benchmark_files import (
     CPU_FILE,
-    REGISTRY,
     committed,
     course_root,
     render,
@@ -24,8 +23,6 @@ from benchmark_files import (
 
 from tools.benchmarks.formatting import fmt_bytes
 from tools.buildkit.buildinfo import ROOT
-
-CPU_KIND = REGISTRY["checkpointing"].kind("cpu")
 
 
 @pytest.fixture

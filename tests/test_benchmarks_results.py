@@ -15,6 +15,7 @@ from typing import Any
 import codehash
 import pytest
 from benchmark_files import (
+    CPU_KIND,
     REGISTRY,
     committed,
     course_root,
@@ -26,14 +27,6 @@ from tools import benchmarks
 from tools.buildkit.buildinfo import ROOT
 from tools.course.check import load_checked_course
 from tools.plugin.syntax import MKDOCS
-
-CPU_KIND = REGISTRY["checkpointing"].kind("cpu")
-
-
-@pytest.fixture
-def sample() -> dict[str, Any]:
-    """The committed CPU results (current: a test of the harness fails when they are not)."""
-    return committed()
 
 
 def test_code_hash_covers_imported_modules_only(tmp_path: Path) -> None:
@@ -54,7 +47,8 @@ def test_code_hash_covers_imported_modules_only(tmp_path: Path) -> None:
     assert benchmarks.results.code_hash(found, CPU_KIND, root)["sha256"] == after_edit
 
 
-def test_stale_results_warn_and_strict_refuses(tmp_path: Path, sample: dict[str, Any]) -> None:
+def test_stale_results_warn_and_strict_refuses(tmp_path: Path) -> None:
+    sample = committed()
     root = course_root(tmp_path)
     stale = json.loads(json.dumps(sample))
     stale["provenance"]["code"]["sha256"] = "0" * 64
@@ -76,7 +70,8 @@ def test_stale_results_warn_and_strict_refuses(tmp_path: Path, sample: dict[str,
         render(root, "summary", strict=True)
 
 
-def test_bad_results_are_clear_errors(tmp_path: Path, sample: dict[str, Any]) -> None:
+def test_bad_results_are_clear_errors(tmp_path: Path) -> None:
+    sample = committed()
     root = course_root(tmp_path)
     with pytest.raises(
         benchmarks.BenchmarkError, match=r"docs/benchmarks/checkpointing-<device>\.json"
@@ -98,8 +93,9 @@ def test_bad_results_are_clear_errors(tmp_path: Path, sample: dict[str, Any]) ->
 
 
 def test_a_transformer_row_missing_a_field_is_a_schema_error_with_its_line(
-    tmp_path: Path, sample: dict[str, Any]
+    tmp_path: Path,
 ) -> None:
+    sample = committed()
     root = course_root(tmp_path)
     broken = json.loads(json.dumps(sample))
     del broken["runs"][1]["rows"][2]["step_peak_bytes"]
@@ -126,8 +122,9 @@ def _broken(sample: dict[str, Any]) -> dict[str, Any]:
 
 
 def test_every_problem_of_a_results_file_at_once_with_its_line(
-    tmp_path: Path, sample: dict[str, Any]
+    tmp_path: Path,
 ) -> None:
+    sample = committed()
     root = course_root(tmp_path)
     path = write(root, _broken(sample))
     lines = path.read_text().splitlines()
@@ -152,8 +149,9 @@ def test_every_problem_of_a_results_file_at_once_with_its_line(
 
 
 def test_a_broken_results_file_is_reported_once_not_once_per_embed(
-    tmp_path: Path, sample: dict[str, Any]
+    tmp_path: Path,
 ) -> None:
+    sample = committed()
     root = course_root(tmp_path)
     shutil.copytree(ROOT / "docs", root / "docs", dirs_exist_ok=True, ignore=_no_assets)
     shutil.copy(ROOT / "mkdocs.yml", root / "mkdocs.yml")

@@ -6,30 +6,21 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
-import shutil
 from pathlib import Path
 
 import pytest
+from benchmark_files import REGISTRY, course_root
 from conftest import ROOT
 
 from snippets import benchmark_views
 from tools import benchmarks
-from tools.course import config as course_config
 
 COMMITTED = ROOT / "docs" / "benchmarks" / "checkpointing-cpu.json"
-REGISTRY = course_config.benchmarks(ROOT)  # the benchmarks mkdocs.yml declares
 
 
 @pytest.fixture
 def root(tmp_path: Path) -> Path:
-    shutil.copytree(
-        ROOT / "snippets", tmp_path / "snippets", ignore=shutil.ignore_patterns("__pycache__")
-    )
-    (tmp_path / "docs" / "benchmarks").mkdir(parents=True)
-    schema = REGISTRY["checkpointing"].kind("cpu").schema  # not under snippets/ (yet)
-    (tmp_path / schema).parent.mkdir(parents=True, exist_ok=True)
-    shutil.copy(ROOT / schema, tmp_path / schema)
-    return tmp_path
+    return course_root(tmp_path)
 
 
 def write(root: Path, text: str) -> Path:

@@ -232,14 +232,19 @@ READS_THE_CHECKOUT_FOR_NOW = {
 
 def course_modules(root: Path) -> set[str]:
     """Top-level names a course's Python may be imported by: every folder (or module) of the
-    checkout beside ``tools/`` that holds Python."""
-    found = set()
-    for child in root.iterdir():
-        if child.name in ("tools", ".venv", ".cache", ".git") or child.name.startswith("."):
-            continue
-        if child.suffix == ".py" or (child.is_dir() and next(child.rglob("*.py"), None)):
-            found.add(child.stem)
-    return found
+    checkout beside ``tools/`` that holds Python git tracks (all of them, outside a checkout),
+    except the standard library's names (the build's own ``site/`` is no course module)."""
+    import subprocess
+
+    listed = subprocess.run(
+        ["git", "ls-files", "*.py"], cwd=root, capture_output=True, text=True, check=False
+    )
+    if (root / ".git").exists() and listed.returncode == 0:
+        files = [Path(name) for name in listed.stdout.split()]
+    else:
+        files = [path.relative_to(root) for path in root.rglob("*.py")]
+    tops = {f.parts[0] if len(f.parts) > 1 else f.stem for f in files}
+    return tops - {"tools"} - set(sys.stdlib_module_names)
 
 
 def course_imports(root: Path) -> list[str]:

@@ -183,14 +183,39 @@ def state_bytes(
     }
 
 
-def gathered_bytes(block: str, hidden: int, size: int, ranks: int) -> float:
-    """What FSDP adds on one rank beyond its shards: ``fully_shard`` per block all-gathers one
-    block's parameters while it computes, and its backward holds that block's unsharded
-    gradients until the reduce-scatter, so one block's parameters and gradients, less the shard
-    the rank owns (0 without FSDP). Prefetching the next block's all-gather can add a block."""
-    if ranks == 1:
-        return 0.0
-    return 2 * block_parameters(block, hidden)[0] * size * (1 - 1 / ranks)
+# How a training loop reaches FSDP's blocks. "root": it calls the sharded model, whose hooks make
+# every block a non-root FSDP module that frees its gathered parameters after its forward.
+# "blocks": it calls the blocks one by one (as the course's harness, ``checkpointing.train_step``,
+# does); FSDP then makes each block a root of its own, and a root keeps its parameters gathered
+# from its forward to its backward, since backward would gather them again at once.
+FSDP_LAYOUTS = ("root", "blocks")
+
+
+def fsdp_bytes(
+    block: str, hidden: int, layers: int, size: int, ranks: int, layout: str = "root"
+) -> dict[str, float]:
+    """What one FSDP rank holds beyond its shards at the step's peak, by the categories of
+    ``FSDPMemTracker`` (all 0 without FSDP). Each buffer is whole blocks at full size, because a
+    gathered block is the whole block whichever rank holds it; only the shards divide by ranks.
+
+    - ``unsharded_parameter_bytes``: the gathered parameters of the block being computed
+      (``root``), or of every block at the forward's end (``blocks``);
+    - ``all_gather_bytes``: the next block's all-gather output, gathered ahead of its use (FSDP2
+      prefetches one block);
+    - ``reduce_scatter_bytes``: one block's full-size gradients on their way to being reduced and
+      scattered, held while the next block's backward runs (``root``). A peak at the forward's
+      end has none yet, so there it is an upper bound; the ``blocks`` layout peaks at the
+      forward's end, where every block's parameters are held, so it counts none.
+    """
+    if layout not in FSDP_LAYOUTS:
+        raise ValueError(f"FSDP layout {layout!r}: one of {', '.join(FSDP_LAYOUTS)}")
+    one = block_parameters(block, hidden)[0] * size if ranks > 1 else 0.0
+    held = {
+        "unsharded_parameter_bytes": one * (layers if layout == "blocks" else 1),
+        "all_gather_bytes": one,
+        "reduce_scatter_bytes": one if layout == "root" else 0.0,
+    }
+    return {**held, "total": sum(held.values())}
 
 
 # The CPU generator's state, which every checkpoint stashes and restores for its recomputation
@@ -418,7 +443,8 @@ def plan_step(
     """The planner's answer for a whole training step on one CUDA device.
 
     Every setting holds the same resident state (parameters, gradients, optimizer state, FSDP's
-    gathered block); they differ in activations. A setting fits when state plus its activation
+    buffers as :func:`fsdp_bytes` counts them for a loop that calls the sharded model); they
+    differ in activations. A setting fits when state plus its activation
     peak leaves ``headroom`` of ``device_bytes`` free. ``batch`` is per device. Dropout's mask
     is counted as CUDA keeps it (1 byte). ``ranks_needed``: when nothing recomputing fits, the
     fewest FSDP ranks with which the lowest such peak would (None: sharding alone cannot help).
@@ -441,8 +467,9 @@ def plan_step(
 
     def resident(r: int) -> dict[str, float]:
         state = state_bytes(layers * params, layers * tensors, size, r, optimizer)
-        total, gathered = state.pop("total"), gathered_bytes(block, hidden, size, r)
-        return {**state, "gathered_bytes": gathered, "total": total + gathered}
+        fsdp = fsdp_bytes(block, hidden, layers, size, r)
+        total = state.pop("total") + fsdp.pop("total")
+        return {**state, **fsdp, "total": total}
 
     state, usable = resident(ranks), device_bytes * (1 - headroom)
     transformer = block == "transformer"

@@ -8,7 +8,7 @@
  * the form shows with the Python, so change both together. What the port must not invent (item
  * sizes, precisions, optimizers, the forward share of a step, the headroom, the presets and
  * their sources, the field limits) comes from the form's HTML, written by
- * tools/benchmarks/planner.py.
+ * snippets/benchmark_views/planner.py.
  *
  * Every keystroke re-plans. A field that does not hold a usable value gets a message next to it
  * and the results are removed, never left looking current. The inputs are remembered in this

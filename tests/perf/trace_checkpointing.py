@@ -23,7 +23,10 @@ sys.path[:0] = [str(ROOT / "snippets"), str(ROOT)]
 import memory_trace  # noqa: E402  (needs snippets/ on the path)
 import provenance  # noqa: E402
 
-from tools.benchmarks.planner import PRESETS  # noqa: E402
+import tools.benchmarks  # noqa: E402, F401  (first: the engine still imports the views)
+
+# isort: split
+from snippets.benchmark_views.planner import PRESETS  # noqa: E402
 
 
 def main() -> None:

@@ -29,18 +29,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 from snippets import memory_model
-from tools.benchmarks.errors import BenchmarkError, StaleResultsWarning
-from tools.benchmarks.formatting import esc
-from tools.benchmarks.planner import view_planner
-from tools.benchmarks.plots import view_plot_breakdown, view_plot_memory, view_plot_tradeoff
-from tools.benchmarks.results import (
-    BENCHMARKS,
-    Results,
-    code_hash,
-    load_results,
-    results_files,
-)
-from tools.benchmarks.tables import (
+from snippets.benchmark_views.planner import view_planner
+from snippets.benchmark_views.plots import view_plot_breakdown, view_plot_memory, view_plot_tradeoff
+from snippets.benchmark_views.tables import (
     view_autocast,
     view_fsdp,
     view_rng_stash,
@@ -48,11 +39,20 @@ from tools.benchmarks.tables import (
     view_summary,
     view_table,
 )
-from tools.benchmarks.traced import (
+from snippets.benchmark_views.traced import (
     traced_file,
     view_traced,
     view_traced_check,
     view_traced_presets,
+)
+from tools.benchmarks.errors import BenchmarkError, StaleResultsWarning
+from tools.benchmarks.formatting import esc
+from tools.benchmarks.results import (
+    BENCHMARKS,
+    Results,
+    code_hash,
+    load_results,
+    results_files,
 )
 
 __all__ = [

@@ -21,7 +21,9 @@ from tools.benchmarks.errors import BenchmarkError
 
 SCHEMA_FILE = Path(__file__).with_name("results.schema.json")
 # A traced file (its device is the tracer, ``"type": "traced"``) has its own format.
-TRACED_SCHEMA_FILE = Path(__file__).with_name("traced.schema.json")
+TRACED_SCHEMA_FILE = (
+    Path(__file__).resolve().parents[2] / "snippets/benchmark_views/traced.schema.json"
+)
 _SPACE = re.compile(r"\s*")
 _DECODER = json.JSONDecoder()
 
@@ -79,7 +81,7 @@ def _raise(rel: Path, problems: list[tuple[int, str]], schema: Path = SCHEMA_FIL
     count = f"{len(problems)} problem{'s' if len(problems) > 1 else ''}"
     raise BenchmarkError(
         f"{rel.as_posix()}: malformed results file ({count}; the format is "
-        f"tools/benchmarks/{schema.name}):\n{listed}"
+        f"{schema.relative_to(Path(__file__).resolve().parents[2]).as_posix()}):\n{listed}"
     )
 
 

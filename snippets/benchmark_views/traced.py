@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from snippets.benchmark_views.tables import _provenance_line, describe_run, step_runs
 from tools.benchmarks.errors import BenchmarkError
 from tools.benchmarks.formatting import describe_parameter, esc, fmt_bytes, strategy_name
 from tools.benchmarks.results import REGENERATE, Results
-from tools.benchmarks.tables import _provenance_line, describe_run, step_runs
 
 LABEL = "traced at full size on CPU kernels, not measured on a GPU"
 # Config keys that say what ran (not how it was timed or where): a traced and a measured run

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from snippets.benchmark_views.tables import describe_run, run_kind, step_runs
 from tools.benchmarks.chart import Bars, Chart, figure
 from tools.benchmarks.formatting import (
     byte_unit,
@@ -22,7 +23,6 @@ from tools.benchmarks.formatting import (
     strategy_label,
 )
 from tools.benchmarks.results import Results
-from tools.benchmarks.tables import describe_run, run_kind, step_runs
 
 # strategy -> (marker shape, colour class), in legend order; "bm-n" has no colour: the text's own.
 _FAMILY = {

@@ -304,7 +304,7 @@ def recomputed_fraction(
     if strategy == "selective-attention":
         return core_share
     if strategy in ("groups", "selective"):
-        return 1.0  # selective re-runs only the cheap ops: 1.0 is an upper bound
+        return 1.0  # selective re-runs the non-matmul ops: counted as a whole forward
     if strategy == "segments":
         size = layers // segments
         return (segments - 1) * size / layers
@@ -313,11 +313,11 @@ def recomputed_fraction(
 
 # --8<-- [end:predict]
 
-# The planner's rows, in the order it prefers them when their estimated overheads tie:
-# selective-attention (transformer blocks) re-runs the attention core; selective keeps every matmul
-# output and re-runs only elementwise operations, whose cost the estimate bounds by a whole
-# forward (1.0), so at an equal estimate it goes before full checkpointing; the best group size
-# never has a higher peak than every layer for the same recomputation. Offload moves data
+# The planner's rows, in the order it prefers them when their overheads tie: selective-attention
+# (transformer blocks) re-runs the attention core; selective keeps every matmul output and re-runs
+# the other operations, which the estimate counts as a whole forward (1.0; the course measured
+# more, and its measured overheads rank before the estimates where they exist); the best group
+# size never has a higher peak than every layer for the same recomputation. Offload moves data
 # instead of recomputing: it has no estimate, so it is shown but never recommended.
 SETTINGS = (
     "none", "selective-attention", "selective", "segments", "groups", "every-layer", "offload"
@@ -380,6 +380,33 @@ def _best(candidates: list[dict]) -> dict:
     return min(candidates, key=lambda o: o["peak"])
 
 
+def measured_overheads(
+    entries: list[dict], block: str, attention: str, autocast: bool
+) -> dict[str, dict]:
+    """The course's measured step-time overhead per planner setting, for a block like the
+    planner's: of ``entries`` (each ``setting``, ``block``, ``attention``, ``autocast``,
+    ``overhead`` and where it was measured), those of the same block (and attention), of the
+    same precision kind where any are, the first per setting (the caller lists GPU files
+    first)."""
+    same = [
+        e
+        for e in entries
+        if e["block"] == block and (block == "mlp" or e["attention"] == attention)
+    ]
+    kind = [e for e in same if e["autocast"] == autocast] or same
+    found: dict[str, dict] = {}
+    for entry in kind:
+        found.setdefault(entry["setting"], entry)
+    return found
+
+
+def _speed(option: dict) -> float:
+    """What the recommendation ranks by: the course's measured overhead for the setting where it
+    has one (its estimate may be contradicted by it), else the one-forward estimate."""
+    measured = option.get("measured")
+    return option["overhead"] if measured is None else measured["overhead"]
+
+
 def plan(
     layers: int,
     a: float,
@@ -390,6 +417,7 @@ def plan(
     core: float | None = None,
     core_share: float = 1.0,
     transient: dict[str, float] | None = None,
+    measured: dict[str, dict] | None = None,
 ) -> dict:
     """One option per setting, and the fastest one whose activation peak is at most ``limit``
     bytes (or None).
@@ -397,7 +425,9 @@ def plan(
     ``kept``: what selective checkpointing (every matmul output saved) keeps per layer, ``core``:
     what selective recomputation of the attention core keeps (None: the block has no attention),
     both in units of a; ``core_share``: that core's share of the block's FLOPs; ``transient``:
-    the block's transient terms (:func:`transient_units`; None leaves them out). Options are in
+    the block's transient terms (:func:`transient_units`; None leaves them out); ``measured``:
+    the course's measured overhead per setting (:func:`measured_overheads`), which each option
+    carries and the recommendation ranks by before the estimate. Options are in
     :data:`SETTINGS` order, less segments when there is one layer (``checkpoint_sequential``
     needs two segments to checkpoint any).
     """
@@ -419,8 +449,10 @@ def plan(
         _option("every-layer", "groups", *args, **t, layers_per_group=1),
         _option("offload", "offload", *args, **t),
     ]
+    for o in options:
+        o["measured"] = (measured or {}).get(o["setting"]) if o["overhead"] is not None else None
     fitting = [o for o in options if o["fits"] and o["overhead"] is not None]
-    best = min(fitting, key=lambda o: (o["overhead"], SETTINGS.index(o["setting"])), default=None)
+    best = min(fitting, key=lambda o: (_speed(o), SETTINGS.index(o["setting"])), default=None)
     return {"options": options, "recommended": best and best["setting"]}
 
 
@@ -439,6 +471,7 @@ def plan_step(
     ranks: int,
     device_bytes: float,
     headroom: float = HEADROOM,
+    measured_runs: list[dict] | None = None,
 ) -> dict:
     """The planner's answer for a whole training step on one CUDA device.
 
@@ -448,6 +481,7 @@ def plan_step(
     peak leaves ``headroom`` of ``device_bytes`` free. ``batch`` is per device. Dropout's mask
     is counted as CUDA keeps it (1 byte). ``ranks_needed``: when nothing recomputing fits, the
     fewest FSDP ranks with which the lowest such peak would (None: sharding alone cannot help).
+    ``measured_runs``: the course's measured overheads (:func:`measured_overheads`' entries).
     """
     dtype, autocast = PRECISIONS[precision]
     size = ITEMSIZE[dtype]
@@ -482,6 +516,7 @@ def plan_step(
         core=per_block["attention"] / a if transformer else None,
         core_share=attention_core_share(tokens, hidden) if transformer else 1.0,
         transient=transient_units(per_block, a),
+        measured=measured_overheads(measured_runs or [], block, attention, autocast is not None),
     )
     for o in result["options"]:
         o["total"] = state["total"] + o["peak"]

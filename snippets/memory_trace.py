@@ -270,9 +270,7 @@ def trace_all(
     sharded = next(p["label"] for p in presets if p["key"] == FSDP_PRESET)
     fsdp = [
         ("CPU check", fsdp_trace.check_config(), 2, layout) for layout in fsdp_trace.LAYOUTS
-    ] + [
-        (sharded, parts["presets"][sharded], FSDP_RANKS, layout) for layout in fsdp_trace.LAYOUTS
-    ]
+    ] + [(sharded, parts["presets"][sharded], FSDP_RANKS, layout) for layout in fsdp_trace.LAYOUTS]
     progress = progress or say
     out: dict[str, Any] = {}
     # Runs are independent: one process per core traces them (spawned, so no worker inherits

@@ -145,11 +145,13 @@ def test_a_whole_step_holds_the_state_the_harness_measures_and_fsdp_shards_it():
     one = step()["state"]
     assert one["parameter_bytes"] == one["gradient_bytes"] == 48 * params * 2
     assert one["optimizer_bytes"] == 2 * 48 * params * 2 + 4 * 48 * tensors
-    assert one["gathered_bytes"] == 0
+    fsdp = ("unsharded_parameter_bytes", "all_gather_bytes", "reduce_scatter_bytes")
+    assert all(one[key] == 0 for key in fsdp)
     two = step(ranks=2)["state"]
     for key in ("parameter_bytes", "gradient_bytes"):
         assert two[key] == one[key] / 2
-    assert two["gathered_bytes"] == params * 2  # one block's parameters and gradients, halved
+    # one gathered block, one all-gather and one reduce-scatter buffer, each at full size
+    assert [two[key] for key in fsdp] == [params * 2] * 3
     momentum = step(optimizer="sgd-momentum")["state"]
     assert momentum["optimizer_bytes"] == one["parameter_bytes"]
     assert step(optimizer="sgd")["state"]["optimizer_bytes"] == 0

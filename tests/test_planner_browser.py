@@ -185,7 +185,8 @@ def test_every_number_shown_is_the_python_models(open_site):
         state = expected["state"]
         figures = shown_bytes(shown["sizes"])
         terms = ["parameter_bytes", "gradient_bytes", "optimizer_bytes"]
-        terms += ["gathered_bytes"] * (state["gathered_bytes"] > 0) + ["total"]
+        fsdp = ["unsharded_parameter_bytes", "all_gather_bytes", "reduce_scatter_bytes"]
+        terms += fsdp * (state["unsharded_parameter_bytes"] > 0) + ["total"]
         for figure, key in zip(figures, terms, strict=False):
             assert_close(figure, state[key], f"{where} {key}")
         assert_close(figures[len(terms)], expected["a"], f"{where} a")

@@ -3,7 +3,7 @@
  * reader's model shape.
  *
  * The arithmetic is a line-by-line port of snippets/memory_model.py (block_bytes,
- * block_parameters, state_bytes, gathered_bytes, predict, recomputed_fraction, plan, plan_step);
+ * block_parameters, state_bytes, fsdp_bytes, predict, recomputed_fraction, plan, plan_step);
  * the browser tests compare this port with that file over a grid of inputs, and every number
  * the form shows with the Python, so change both together. What the port must not invent (item
  * sizes, precisions, optimizers, the forward share of a step, the headroom, the presets and
@@ -105,9 +105,11 @@
     return { parameter_bytes: params, gradient_bytes: params, optimizer_bytes: state, total: 2 * params + state };
   }
 
-  function gatheredBytes(block, hidden, size, ranks) {
-    if (ranks === 1) return 0;
-    return 2 * blockParameters(block, hidden)[0] * size * (1 - 1 / ranks);
+  // fsdp_bytes with the "root" layout (a loop that calls the sharded model): one gathered
+  // block, the next block's all-gather buffer and one block's reduce-scatter buffer, full size
+  function fsdpBytes(block, hidden, size, ranks) {
+    var one = ranks > 1 ? blockParameters(block, hidden)[0] * size : 0;
+    return { unsharded_parameter_bytes: one, all_gather_bytes: one, reduce_scatter_bytes: one, total: 3 * one };
   }
 
   // param: {layersPerGroup, segments, and the transient terms in units of a: backward,
@@ -244,13 +246,15 @@
 
     function resident(r) {
       var state = stateBytes(v.layers * params[0], v.layers * params[1], size, r, v.optimizer, model.optimizers);
-      var gathered = gatheredBytes(v.block, v.hidden, size, r);
+      var fsdp = fsdpBytes(v.block, v.hidden, size, r);
       return {
         parameter_bytes: state.parameter_bytes,
         gradient_bytes: state.gradient_bytes,
         optimizer_bytes: state.optimizer_bytes,
-        gathered_bytes: gathered,
-        total: state.total + gathered,
+        unsharded_parameter_bytes: fsdp.unsharded_parameter_bytes,
+        all_gather_bytes: fsdp.all_gather_bytes,
+        reduce_scatter_bytes: fsdp.reduce_scatter_bytes,
+        total: state.total + fsdp.total,
       };
     }
 
@@ -558,7 +562,13 @@
         "gradients " + fmtBytes(state.gradient_bytes),
         "optimizer state " + fmtBytes(state.optimizer_bytes),
       ];
-      if (state.gathered_bytes) parts.push("FSDP’s gathered block " + fmtBytes(state.gathered_bytes));
+      if (state.unsharded_parameter_bytes) {
+        parts.push(
+          "FSDP’s gathered block " + fmtBytes(state.unsharded_parameter_bytes),
+          "all-gather buffer " + fmtBytes(state.all_gather_bytes),
+          "reduce-scatter buffer " + fmtBytes(state.reduce_scatter_bytes)
+        );
+      }
       return parts.join(", ") + ": " + fmtBytes(state.total);
     }
 

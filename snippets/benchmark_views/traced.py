@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from snippets import memory_model
 from snippets.benchmark_views.tables import _provenance_line, describe_run, step_runs
 from tools.benchmarks.errors import BenchmarkError
 from tools.benchmarks.formatting import describe_parameter, esc, fmt_bytes, strategy_name
@@ -93,6 +94,78 @@ def view_traced(results: list[Results]) -> str:
 def view_traced_presets(results: list[Results]) -> str:
     """The planner's presets, every strategy, traced."""
     return _runs_view(traced_file(results), "presets", "Planner preset")
+
+
+# The rows of the FSDP table: (label, the traced row's keys summed, the model's key or None).
+_FSDP_CATEGORIES = (
+    ("Sharded parameters", ("sharded_parameter_bytes",), "parameter_bytes"),
+    ("Sharded gradients", ("sharded_gradient_bytes", "unsharded_gradient_bytes"), "gradient_bytes"),
+    ("Optimizer state", ("optimizer_bytes",), "optimizer_bytes"),
+    ("Unsharded (gathered) parameters", ("unsharded_parameter_bytes",),
+     "unsharded_parameter_bytes"),
+    ("All-gather buffer", ("all_gather_bytes",), "all_gather_bytes"),
+    ("Reduce-scatter buffer", ("reduce_scatter_bytes",), "reduce_scatter_bytes"),
+    ("Activations and backward's temporaries",
+     ("activation_bytes", "temporary_bytes", "input_bytes", "buffer_bytes"), None),
+    ("Rank's peak", ("total_bytes",), None),
+)  # fmt: skip
+_LAYOUTS = {
+    "root": "the loop calls the sharded model",
+    "blocks": "the blocks called one by one, each its own FSDP root",
+}
+
+
+def view_traced_fsdp(results: list[Results]) -> str:
+    """One FSDP rank by category at the step's peak, traced on fake ranks, beside the memory
+    model's count of each category; rows that could not be traced are named, not zeroed."""
+    result = traced_file(results)
+    runs = result.data.get("fsdp")
+    if not runs:
+        raise BenchmarkError(
+            f"docs/benchmarks/checkpointing-traced.json: no fsdp part; run {REGENERATE['traced']}"
+        )
+    traced = [r for r in runs if "error" not in r]
+    heads = [f"{r['name']}, rank 0 of {r['world']}: {_LAYOUTS[r['layout']]}" for r in traced]
+    lines = [
+        '<div class="benchmark benchmark-traced-fsdp">',
+        *_open_table(
+            "FSDP, every block checkpointed, whole step with Adam: one rank's bytes by "
+            f"category at its peak, <strong>{LABEL}</strong> (fake process group); each cell "
+            "traced, then the memory model's count",
+            ("Per rank", *heads),
+        ),
+    ]
+    for label, keys, model_key in _FSDP_CATEGORIES:
+        cells = []
+        for row in traced:
+            cell = fmt_bytes(sum(row[k] for k in keys))
+            if model_key:
+                cell += f"<br><small>model {fmt_bytes(fsdp_model(row)[model_key])}</small>"
+            cells.append(f'<td class="num">{cell}</td>')
+        lines.append(f'<tr><th scope="row">{esc(label)}</th>{"".join(cells)}</tr>')
+    lines += ["</tbody>", "</table>"]
+    for row in runs:
+        if "error" in row:
+            lines.append(
+                f'<p class="benchmark-note">Not traced: {esc(row["name"])} on {row["world"]} '
+                f"ranks, {esc(_LAYOUTS[row['layout']])} ({esc(row['error'])}).</p>"
+            )
+    lines += [_provenance_line(result), "</div>"]
+    return "\n".join(lines)
+
+
+def fsdp_model(row: dict[str, Any]) -> dict[str, float]:
+    """The memory model's shards and FSDP buffers for a traced FSDP row's configuration."""
+    config, world = row["config"], row["world"]
+    size = memory_model.ITEMSIZE[config["dtype"]]
+    params, tensors = memory_model.block_parameters(config["block"], config["hidden"])
+    layers = config["layers"]
+    return {
+        **memory_model.state_bytes(layers * params, layers * tensors, size, world),
+        **memory_model.fsdp_bytes(
+            config["block"], config["hidden"], layers, size, world, row["layout"]
+        ),
+    }
 
 
 def _runs_view(result: Results, part: str, what: str) -> str:

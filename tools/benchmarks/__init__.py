@@ -43,6 +43,7 @@ from snippets.benchmark_views.traced import (
     traced_file,
     view_traced,
     view_traced_check,
+    view_traced_fsdp,
     view_traced_presets,
 )
 from tools.benchmarks.errors import BenchmarkError, StaleResultsWarning
@@ -86,6 +87,7 @@ _TRACED_RENDERERS: dict[str, Callable[[list[Results]], str]] = {
     "traced": view_traced,
     "traced-presets": view_traced_presets,
     "traced-check": view_traced_check,
+    "traced-fsdp": view_traced_fsdp,
 }
 TRACED_VIEWS = tuple(_TRACED_RENDERERS)
 VIEWS = (*_RENDERERS, *TRACED_VIEWS, "planner")

@@ -382,28 +382,35 @@ def _best(candidates: list[dict]) -> dict:
 
 def measured_overheads(
     entries: list[dict], block: str, attention: str, autocast: bool
-) -> dict[str, dict]:
-    """The course's measured step-time overhead per planner setting, for a block like the
+) -> dict[str, list[dict]]:
+    """The course's measured step-time overheads per planner setting, for a block like the
     planner's: of ``entries`` (each ``setting``, ``block``, ``attention``, ``autocast``,
-    ``overhead`` and where it was measured), those of the same block (and attention), of the
-    same precision kind where any are, the first per setting (the caller lists GPU files
-    first)."""
+    ``fraction`` recomputed, ``overhead`` and where it was measured), those of the same block
+    (and attention), of the same precision kind where any are, in their order (the caller
+    lists GPU files first)."""
     same = [
         e
         for e in entries
         if e["block"] == block and (block == "mlp" or e["attention"] == attention)
     ]
-    kind = [e for e in same if e["autocast"] == autocast] or same
-    found: dict[str, dict] = {}
-    for entry in kind:
-        found.setdefault(entry["setting"], entry)
+    found: dict[str, list[dict]] = {}
+    for entry in [e for e in same if e["autocast"] == autocast] or same:
+        found.setdefault(entry["setting"], []).append(entry)
     return found
+
+
+def _closest(option: dict, entries: list[dict]) -> dict | None:
+    """Of a setting's measured entries, the one whose recomputed share is nearest the option's
+    (a group size or segment count recomputes its own share); the first on a tie."""
+    if option["overhead"] is None or not entries:
+        return None
+    return min(entries, key=lambda e: abs(e["fraction"] - option["fraction"]))
 
 
 def _speed(option: dict) -> float:
     """What the recommendation ranks by: the course's measured overhead for the setting where it
     has one (its estimate may be contradicted by it), else the one-forward estimate."""
-    measured = option.get("measured")
+    measured = option["measured"]
     return option["overhead"] if measured is None else measured["overhead"]
 
 
@@ -450,7 +457,7 @@ def plan(
         _option("offload", "offload", *args, **t),
     ]
     for o in options:
-        o["measured"] = (measured or {}).get(o["setting"]) if o["overhead"] is not None else None
+        o["measured"] = _closest(o, (measured or {}).get(o["setting"], []))
     fitting = [o for o in options if o["fits"] and o["overhead"] is not None]
     best = min(fitting, key=lambda o: (_speed(o), SETTINGS.index(o["setting"])), default=None)
     return {"options": options, "recommended": best and best["setting"]}

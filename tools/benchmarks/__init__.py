@@ -136,7 +136,7 @@ def render_embed(args: list[str], root: Path, *, strict: bool) -> str:
             warnings.warn(f"{result.path}: {message}", StaleResultsWarning, stacklevel=2)
             notices.append(_stale_notice(result))
     if args[1] == "planner":  # shows the model, no measurement: the tables carry the notices
-        return view_planner(memory_model)
+        return view_planner(memory_model, results)
     render = _TRACED_RENDERERS.get(args[1]) or _RENDERERS[args[1]]
     return "\n".join([*notices, render(results)])
 

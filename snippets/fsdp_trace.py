@@ -20,6 +20,8 @@ Two layouts, because they hold different bytes:
 
 The device mesh is made before the fake mode: building it reads real tensors. A configuration
 whose op has no fake implementation raises; the caller reports it by name and leaves it out.
+
+``python snippets/fsdp_trace.py`` traces the CPU run's two ranks in both layouts and prints them.
 """
 
 from __future__ import annotations
@@ -156,3 +158,22 @@ def trace_fsdp(
         return {**row, "world": world, "layout": layout, "error": message}
     progress(f"{label}: {time.perf_counter() - started:.1f} s")
     return row
+
+
+if __name__ == "__main__":
+    import memory_model
+
+    config = check_config()
+    size = memory_model.ITEMSIZE[config.dtype]
+    print(
+        f"{config.layers} transformer blocks on [{config.batch}, {config.tokens}, "
+        f"{config.hidden}], every block checkpointed, {config.autocast} autocast: "
+        "rank 0 of 2 fake ranks, bytes at the step's peak (traced; the model's count)"
+    )
+    for layout in LAYOUTS:
+        row = trace_rank(config, 2, layout)
+        model = memory_model.fsdp_bytes(config.block, config.hidden, config.layers, size, 2, layout)
+        print(f"{layout}:")
+        for key in ("unsharded_parameter_bytes", "all_gather_bytes", "reduce_scatter_bytes"):
+            print(f"  {key}: {row[key]:,} ({model[key]:,.0f})")
+        print(f"  total_bytes: {row['total_bytes']:,}")

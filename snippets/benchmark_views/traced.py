@@ -191,7 +191,7 @@ def view_traced_fsdp(results: list[Results]) -> str:
 def fsdp_model(row: dict[str, Any]) -> dict[str, float]:
     """The memory model's shards and FSDP buffers for a traced FSDP row's configuration."""
     config, world = row["config"], row["world"]
-    size = memory_model.memory_model.ITEMSIZE[config["dtype"]]
+    size = memory_model.ITEMSIZE[config["dtype"]]
     params, tensors = memory_model.block_parameters(config["block"], config["hidden"])
     layers = config["layers"]
     return {

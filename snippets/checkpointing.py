@@ -572,17 +572,28 @@ def time_step(step: Callable[..., None], device: torch.device) -> tuple[float, f
 
 
 @contextlib.contextmanager
-def cpu_threads(device: torch.device, threads: int = 1) -> Any:
-    """Time CPU runs on one thread: on a shared machine, thread contention swamps the signal."""
-    if device.type != "cpu":
-        yield
-        return
-    previous = torch.get_num_threads()
-    torch.set_num_threads(threads)
+def torch_setting(get: Callable[[], Any], put: Callable[[Any], None], value: Any) -> Any:
+    """One of torch's process-wide settings set to ``value`` for a block, then put back."""
+    previous = get()
+    put(value)
     try:
         yield
     finally:
-        torch.set_num_threads(previous)
+        put(previous)
+
+
+def cpu_threads(device: torch.device, threads: int = 1) -> Any:
+    """Time CPU runs on one thread: on a shared machine, thread contention swamps the signal."""
+    if device.type != "cpu":
+        return contextlib.nullcontext()
+    return torch_setting(torch.get_num_threads, torch.set_num_threads, threads)
+
+
+def default_dtype(dtype: torch.dtype) -> Any:
+    """Build a model in ``dtype`` directly: under the fake mode of ``memory_trace.py``,
+    ``Module.to`` has to swap parameters, which fails for parameters a tracker holds weak
+    references to."""
+    return torch_setting(torch.get_default_dtype, torch.set_default_dtype, dtype)
 
 
 def release_memory(device: torch.device) -> None:
@@ -881,27 +892,42 @@ def run_benchmark(
     }
 
 
-def _run(config: Config, device: torch.device, strategies: list[Strategy]) -> dict[str, Any]:
-    dtype = getattr(torch, config.dtype)
+def build_stack(config: Config, device: torch.device) -> nn.Sequential:
+    """``config``'s stack of blocks on ``device``, in its dtype, from the same seed every time."""
     torch.manual_seed(0)
-    with torch.device(device):
-        layers = build_model(
+    with torch.device(device), default_dtype(getattr(torch, config.dtype)):
+        return build_model(
             config.layers,
             config.hidden,
             config.block,
             config.heads,
             config.attention,
             config.dropout,
-        ).to(dtype)
+        )
+
+
+def prepare_step(
+    layers: nn.Module, config: Config, device: torch.device, autocast: str | None
+) -> tuple[WholeStep, Callable[[], torch.Tensor]]:
+    """What every measured or traced step starts from: gradient buffers allocated (part of the
+    baseline), the optimizer, and a maker of the same input every step (made inside the step,
+    so it counts as activation memory)."""
     for p in layers.parameters():
         p.grad = torch.zeros_like(p)
-    whole = WholeStep(layers, config.autocast)
+    whole = WholeStep(layers, autocast)
+    dtype = getattr(torch, config.dtype)
 
     def make_input() -> torch.Tensor:
-        generator = torch.Generator(device=device).manual_seed(1)  # same input every step
+        generator = torch.Generator(device=device).manual_seed(1)
         shape = (config.batch, config.tokens, config.hidden)
         return torch.randn(shape, generator=generator, device=device, dtype=dtype)
 
+    return whole, make_input
+
+
+def _run(config: Config, device: torch.device, strategies: list[Strategy]) -> dict[str, Any]:
+    layers = build_stack(config, device)
+    whole, make_input = prepare_step(layers, config, device, config.autocast)
     rows, reference, measured = [], None, []
     for strategy in strategies:
         try:

@@ -50,13 +50,7 @@ class RankFailed(RuntimeError):
 
 def measure_step(layers: torch.nn.Module, config: checkpointing.Config) -> dict[str, Any]:
     """One warm-up and one measured whole step, every block checkpointed, under autocast."""
-    for p in layers.parameters():
-        p.grad = torch.zeros_like(p)
-    whole = checkpointing.WholeStep(layers, AUTOCAST)
-
-    def make_input() -> torch.Tensor:
-        generator = torch.Generator().manual_seed(1)
-        return torch.randn((config.batch, config.tokens, config.hidden), generator=generator)
+    whole, make_input = checkpointing.prepare_step(layers, config, torch.device("cpu"), AUTOCAST)
 
     for _ in range(config.warmup):
         checkpointing.train_step(EVERY_LAYER, layers, make_input, whole=whole)
@@ -76,13 +70,6 @@ def measure_step(layers: torch.nn.Module, config: checkpointing.Config) -> dict[
     }
 
 
-def build(config: checkpointing.Config) -> torch.nn.Sequential:
-    torch.manual_seed(0)
-    return checkpointing.build_model(
-        config.layers, config.hidden, config.block, config.heads, config.attention
-    )
-
-
 def _rank(rank: int, world: int, port: int, config: checkpointing.Config, out: Any) -> None:
     """One process: join the group, shard per block, measure; report a result or a traceback."""
     import torch.distributed as dist
@@ -97,7 +84,7 @@ def _rank(rank: int, world: int, port: int, config: checkpointing.Config, out: A
             world_size=world,
             timeout=datetime.timedelta(seconds=20),
         )
-        layers = build(config)
+        layers = checkpointing.build_stack(config, torch.device("cpu"))
         for block in layers:
             fully_shard(block)
         fully_shard(layers)
@@ -157,7 +144,7 @@ def unsharded(config: checkpointing.Config = CONFIG) -> dict[str, Any]:
     previous = torch.get_num_threads()
     torch.set_num_threads(1)
     try:
-        return measure_step(build(config), config)
+        return measure_step(checkpointing.build_stack(config, torch.device("cpu")), config)
     finally:
         torch.set_num_threads(previous)
 
@@ -167,7 +154,7 @@ def measure(
 ) -> dict[str, Any]:
     """The unsharded reference and each rank, with the sizes they ran at and one block's
     parameter bytes (counted from its tensors) to read the ranks' extra memory against."""
-    block = build(config)[0]
+    block = checkpointing.build_stack(config, torch.device("cpu"))[0]
     return {
         "layers": config.layers,
         "hidden": config.hidden,

@@ -183,14 +183,39 @@ def state_bytes(
     }
 
 
-def gathered_bytes(block: str, hidden: int, size: int, ranks: int) -> float:
-    """What FSDP adds on one rank beyond its shards: ``fully_shard`` per block all-gathers one
-    block's parameters while it computes, and its backward holds that block's unsharded
-    gradients until the reduce-scatter, so one block's parameters and gradients, less the shard
-    the rank owns (0 without FSDP). Prefetching the next block's all-gather can add a block."""
-    if ranks == 1:
-        return 0.0
-    return 2 * block_parameters(block, hidden)[0] * size * (1 - 1 / ranks)
+# How a training loop reaches FSDP's blocks. "root": it calls the sharded model, whose hooks make
+# every block a non-root FSDP module that frees its gathered parameters after its forward.
+# "blocks": it calls the blocks one by one (as the course's harness, ``checkpointing.train_step``,
+# does); FSDP then makes each block a root of its own, and a root keeps its parameters gathered
+# from its forward to its backward, since backward would gather them again at once.
+FSDP_LAYOUTS = ("root", "blocks")
+
+
+def fsdp_bytes(
+    block: str, hidden: int, layers: int, size: int, ranks: int, layout: str = "root"
+) -> dict[str, float]:
+    """What one FSDP rank holds beyond its shards at the step's peak, by the categories of
+    ``FSDPMemTracker`` (all 0 without FSDP). Each buffer is whole blocks at full size, because a
+    gathered block is the whole block whichever rank holds it; only the shards divide by ranks.
+
+    - ``unsharded_parameter_bytes``: the gathered parameters of the block being computed
+      (``root``), or of every block at the forward's end (``blocks``);
+    - ``all_gather_bytes``: the next block's all-gather output, gathered ahead of its use (FSDP2
+      prefetches one block);
+    - ``reduce_scatter_bytes``: one block's full-size gradients on their way to being reduced and
+      scattered, held while the next block's backward runs (``root``). A peak at the forward's
+      end has none yet, so there it is an upper bound; the ``blocks`` layout peaks at the
+      forward's end, where every block's parameters are held, so it counts none.
+    """
+    if layout not in FSDP_LAYOUTS:
+        raise ValueError(f"FSDP layout {layout!r}: one of {', '.join(FSDP_LAYOUTS)}")
+    one = block_parameters(block, hidden)[0] * size if ranks > 1 else 0.0
+    held = {
+        "unsharded_parameter_bytes": one * (layers if layout == "blocks" else 1),
+        "all_gather_bytes": one,
+        "reduce_scatter_bytes": one if layout == "root" else 0.0,
+    }
+    return {**held, "total": sum(held.values())}
 
 
 # The CPU generator's state, which every checkpoint stashes and restores for its recomputation
@@ -279,7 +304,7 @@ def recomputed_fraction(
     if strategy == "selective-attention":
         return core_share
     if strategy in ("groups", "selective"):
-        return 1.0  # selective re-runs only the cheap ops: 1.0 is an upper bound
+        return 1.0  # selective re-runs the non-matmul ops: counted as a whole forward
     if strategy == "segments":
         size = layers // segments
         return (segments - 1) * size / layers
@@ -288,11 +313,11 @@ def recomputed_fraction(
 
 # --8<-- [end:predict]
 
-# The planner's rows, in the order it prefers them when their estimated overheads tie:
-# selective-attention (transformer blocks) re-runs the attention core; selective keeps every matmul
-# output and re-runs only elementwise operations, whose cost the estimate bounds by a whole
-# forward (1.0), so at an equal estimate it goes before full checkpointing; the best group size
-# never has a higher peak than every layer for the same recomputation. Offload moves data
+# The planner's rows, in the order it prefers them when their overheads tie: selective-attention
+# (transformer blocks) re-runs the attention core; selective keeps every matmul output and re-runs
+# the other operations, which the estimate counts as a whole forward (1.0; the course measured
+# more, and its measured overheads rank before the estimates where they exist); the best group
+# size never has a higher peak than every layer for the same recomputation. Offload moves data
 # instead of recomputing: it has no estimate, so it is shown but never recommended.
 SETTINGS = (
     "none", "selective-attention", "selective", "segments", "groups", "every-layer", "offload"
@@ -355,6 +380,40 @@ def _best(candidates: list[dict]) -> dict:
     return min(candidates, key=lambda o: o["peak"])
 
 
+def measured_overheads(
+    entries: list[dict], block: str, attention: str, autocast: bool
+) -> dict[str, list[dict]]:
+    """The course's measured step-time overheads per planner setting, for a block like the
+    planner's: of ``entries`` (each ``setting``, ``block``, ``attention``, ``autocast``,
+    ``fraction`` recomputed, ``overhead`` and where it was measured), those of the same block
+    (and attention), of the same precision kind where any are, in their order (the caller
+    lists GPU files first)."""
+    same = [
+        e
+        for e in entries
+        if e["block"] == block and (block == "mlp" or e["attention"] == attention)
+    ]
+    found: dict[str, list[dict]] = {}
+    for entry in [e for e in same if e["autocast"] == autocast] or same:
+        found.setdefault(entry["setting"], []).append(entry)
+    return found
+
+
+def _closest(option: dict, entries: list[dict]) -> dict | None:
+    """Of a setting's measured entries, the one whose recomputed share is nearest the option's
+    (a group size or segment count recomputes its own share); the first on a tie."""
+    if option["overhead"] is None or not entries:
+        return None
+    return min(entries, key=lambda e: abs(e["fraction"] - option["fraction"]))
+
+
+def _speed(option: dict) -> float:
+    """What the recommendation ranks by: the course's measured overhead for the setting where it
+    has one (its estimate may be contradicted by it), else the one-forward estimate."""
+    measured = option["measured"]
+    return option["overhead"] if measured is None else measured["overhead"]
+
+
 def plan(
     layers: int,
     a: float,
@@ -365,6 +424,7 @@ def plan(
     core: float | None = None,
     core_share: float = 1.0,
     transient: dict[str, float] | None = None,
+    measured: dict[str, dict] | None = None,
 ) -> dict:
     """One option per setting, and the fastest one whose activation peak is at most ``limit``
     bytes (or None).
@@ -372,7 +432,9 @@ def plan(
     ``kept``: what selective checkpointing (every matmul output saved) keeps per layer, ``core``:
     what selective recomputation of the attention core keeps (None: the block has no attention),
     both in units of a; ``core_share``: that core's share of the block's FLOPs; ``transient``:
-    the block's transient terms (:func:`transient_units`; None leaves them out). Options are in
+    the block's transient terms (:func:`transient_units`; None leaves them out); ``measured``:
+    the course's measured overhead per setting (:func:`measured_overheads`), which each option
+    carries and the recommendation ranks by before the estimate. Options are in
     :data:`SETTINGS` order, less segments when there is one layer (``checkpoint_sequential``
     needs two segments to checkpoint any).
     """
@@ -394,8 +456,10 @@ def plan(
         _option("every-layer", "groups", *args, **t, layers_per_group=1),
         _option("offload", "offload", *args, **t),
     ]
+    for o in options:
+        o["measured"] = _closest(o, (measured or {}).get(o["setting"], []))
     fitting = [o for o in options if o["fits"] and o["overhead"] is not None]
-    best = min(fitting, key=lambda o: (o["overhead"], SETTINGS.index(o["setting"])), default=None)
+    best = min(fitting, key=lambda o: (_speed(o), SETTINGS.index(o["setting"])), default=None)
     return {"options": options, "recommended": best and best["setting"]}
 
 
@@ -414,14 +478,17 @@ def plan_step(
     ranks: int,
     device_bytes: float,
     headroom: float = HEADROOM,
+    measured_runs: list[dict] | None = None,
 ) -> dict:
     """The planner's answer for a whole training step on one CUDA device.
 
     Every setting holds the same resident state (parameters, gradients, optimizer state, FSDP's
-    gathered block); they differ in activations. A setting fits when state plus its activation
+    buffers as :func:`fsdp_bytes` counts them for a loop that calls the sharded model); they
+    differ in activations. A setting fits when state plus its activation
     peak leaves ``headroom`` of ``device_bytes`` free. ``batch`` is per device. Dropout's mask
     is counted as CUDA keeps it (1 byte). ``ranks_needed``: when nothing recomputing fits, the
     fewest FSDP ranks with which the lowest such peak would (None: sharding alone cannot help).
+    ``measured_runs``: the course's measured overheads (:func:`measured_overheads`' entries).
     """
     dtype, autocast = PRECISIONS[precision]
     size = ITEMSIZE[dtype]
@@ -441,8 +508,9 @@ def plan_step(
 
     def resident(r: int) -> dict[str, float]:
         state = state_bytes(layers * params, layers * tensors, size, r, optimizer)
-        total, gathered = state.pop("total"), gathered_bytes(block, hidden, size, r)
-        return {**state, "gathered_bytes": gathered, "total": total + gathered}
+        fsdp = fsdp_bytes(block, hidden, layers, size, r)
+        total = state.pop("total") + fsdp.pop("total")
+        return {**state, **fsdp, "total": total}
 
     state, usable = resident(ranks), device_bytes * (1 - headroom)
     transformer = block == "transformer"
@@ -455,6 +523,7 @@ def plan_step(
         core=per_block["attention"] / a if transformer else None,
         core_share=attention_core_share(tokens, hidden) if transformer else 1.0,
         transient=transient_units(per_block, a),
+        measured=measured_overheads(measured_runs or [], block, attention, autocast is not None),
     )
     for o in result["options"]:
         o["total"] = state["total"] + o["peak"]

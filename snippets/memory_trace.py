@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 import checkpointing
+import fsdp_trace
 import provenance
 import torch
 from torch._subclasses.fake_tensor import FakeTensorMode
@@ -114,18 +115,6 @@ def counting_rng_state(counter: HeldBytes) -> Iterator[None]:
         torch.get_rng_state = original
 
 
-@contextlib.contextmanager
-def default_dtype(dtype: torch.dtype) -> Iterator[None]:
-    """Build a model in ``dtype`` directly: under the fake mode ``Module.to`` has to swap
-    parameters, which fails for parameters a tracker holds weak references to."""
-    previous = torch.get_default_dtype()
-    torch.set_default_dtype(dtype)
-    try:
-        yield
-    finally:
-        torch.set_default_dtype(previous)
-
-
 def trace_step(config: checkpointing.Config, strategy: checkpointing.Strategy) -> dict[str, Any]:
     """One whole step (forward, backward, Adam) of ``strategy`` on ``config``, traced.
 
@@ -133,27 +122,11 @@ def trace_step(config: checkpointing.Config, strategy: checkpointing.Strategy) -
     allocated (here by one optimizer step on zero gradients, the measurement's warm-up), so
     ``peak_bytes`` is the peak above them and ``step_peak_bytes`` adds them back.
     """
-    dtype = getattr(torch, config.dtype)
-    with FakeTensorMode(), checkpointing.cpu_threads(torch.device("cpu")):
-        with default_dtype(dtype):
-            layers = checkpointing.build_model(
-                config.layers,
-                config.hidden,
-                config.block,
-                config.heads,
-                config.attention,
-                config.dropout,
-            )
-        for p in layers.parameters():
-            p.grad = torch.zeros_like(p)
-        whole = checkpointing.WholeStep(layers, config.autocast)
+    cpu = torch.device("cpu")
+    with FakeTensorMode(), checkpointing.cpu_threads(cpu):
+        layers = checkpointing.build_stack(config, cpu)
+        whole, make_input = checkpointing.prepare_step(layers, config, cpu, config.autocast)
         whole.step()  # Adam's state exists from here on, as after the measurement's warm-up
-
-        def make_input() -> torch.Tensor:
-            generator = torch.Generator().manual_seed(1)
-            shape = (config.batch, config.tokens, config.hidden)
-            return torch.randn(shape, generator=generator, dtype=dtype)
-
         adam = [v for s in whole.adam.state.values() for v in s.values() if torch.is_tensor(v)]
         counter = HeldBytes([*whole.params, *(p.grad for p in whole.params), *adam])
         with counter, counting_rng_state(counter):
@@ -258,6 +231,8 @@ PRECISIONS = {
     "bfloat16": ("bfloat16", None),
     "bfloat16 autocast": ("float32", "bfloat16"),
 }
+# The FSDP part shards the 7B-class preset over one node of eight devices.
+FSDP_PRESET, FSDP_RANKS = "7b", 8
 # What the presets are traced with: the planner's default precision and attention path, one
 # sequence of the model's context per step.
 PRESET_STEP = {"batch": 1, "dtype": "float32", "autocast": "bfloat16", "attention": "explicit"}
@@ -281,7 +256,9 @@ def trace_all(
     presets: list[dict[str, Any]], progress: Callable[[str], None] | None = None, workers: int = 2
 ) -> dict[str, Any]:
     """The traced results file's parts: the CPU run's configurations (to check the tracer
-    against the measurement), the GPU configuration at full size, and the planner's presets."""
+    against the measurement), the GPU configuration at full size, the planner's presets (the
+    7B-class shape among them), and FSDP by category: the CPU run's two ranks and the 7B-class shape
+    on :data:`FSDP_RANKS` fake ranks, each in both of ``fsdp_trace.LAYOUTS``."""
     cpu = {"MLP": checkpointing.CONFIGS["cpu"]}
     for config in checkpointing.VARIANTS["cpu"]:
         cpu[describe(config)] = config
@@ -290,6 +267,10 @@ def trace_all(
         "gpu": gpu_runs(),
         "presets": {p["label"]: preset_config(p) for p in presets},
     }
+    sharded = next(p["label"] for p in presets if p["key"] == FSDP_PRESET)
+    fsdp = [
+        ("CPU check", fsdp_trace.check_config(), 2, layout) for layout in fsdp_trace.LAYOUTS
+    ] + [(sharded, parts["presets"][sharded], FSDP_RANKS, layout) for layout in fsdp_trace.LAYOUTS]
     progress = progress or say
     out: dict[str, Any] = {}
     # Runs are independent: one process per core traces them (spawned, so no worker inherits
@@ -301,6 +282,10 @@ def trace_all(
             jobs = [pool.submit(trace_run, name, config, progress) for name, config in runs.items()]
             out[part] = [job.result() for job in jobs]
             progress(f"== {part}: {len(runs)} runs in {time.perf_counter() - started:.0f} s")
+        started = time.perf_counter()
+        jobs = [pool.submit(fsdp_trace.trace_fsdp, *run, progress) for run in fsdp]
+        out["fsdp"] = [job.result() for job in jobs]
+        progress(f"== fsdp: {len(fsdp)} runs in {time.perf_counter() - started:.0f} s")
     return out
 
 

@@ -293,18 +293,20 @@ def test_fsdp_view_shows_each_rank_beside_the_unsharded_run_from_the_file(root: 
         assert f"{fmt_bytes(fsdp['ranks'][0][key])} (50%)" in out
     assert "Each rank holds 50% of the unsharded parameters" in out
     assert "exactly the same bytes saved for backward" in out
-    # the ranks' extra peak, in blocks, against the model's one gathered block
-    counted = memory_model.gathered_bytes("transformer", 64, 4, 2)
+    # the ranks' extra peak against the model's term for the harness's layout (blocks as roots)
+    counted = memory_model.fsdp_bytes("transformer", 64, 4, 4, 2, layout="blocks")
     assert f"{fmt_bytes(999_680)} higher than the unsharded run" in out
     assert f"{999_680 / 199_936:.1f} times one block" in out
-    assert f"{fmt_bytes(counted)} here: this run measured {fmt_bytes(999_680 - counted)}" in out
-    assert "lower bound" in out
+    assert f"{fmt_bytes(counted['total'])} in all, {999_680 / counted['total']:.0%}" in out
+    rooted = memory_model.fsdp_bytes("transformer", 64, 4, 4, 2)["total"]
+    assert f"{fmt_bytes(rooted)} here" in out
 
 
-def test_fsdp_view_says_when_the_model_covers_the_measurement(root: Path):
-    write(root, with_fsdp(extra=50_000))
+def test_fsdp_view_says_how_much_of_the_measurement_the_model_counts(root: Path):
+    write(root, with_fsdp(extra=500_000))
     out = render(root, "fsdp")
-    assert "covers what this run measured" in out and "lower bound" not in out
+    counted = memory_model.fsdp_bytes("transformer", 64, 4, 4, 2, layout="blocks")["total"]
+    assert f"{500_000 / counted:.0%} of what this run measured" in out
 
 
 def test_fsdp_view_without_a_measurement_says_so(root: Path):

@@ -146,11 +146,13 @@ def test_a_whole_step_holds_the_state_the_harness_measures_and_fsdp_shards_it():
     one = step()["state"]
     assert one["parameter_bytes"] == one["gradient_bytes"] == 48 * params * 2
     assert one["optimizer_bytes"] == 2 * 48 * params * 2 + 4 * 48 * tensors
-    assert one["gathered_bytes"] == 0
+    fsdp = ("unsharded_parameter_bytes", "all_gather_bytes", "reduce_scatter_bytes")
+    assert all(one[key] == 0 for key in fsdp)
     two = step(ranks=2)["state"]
     for key in ("parameter_bytes", "gradient_bytes"):
         assert two[key] == one[key] / 2
-    assert two["gathered_bytes"] == params * 2  # one block's parameters and gradients, halved
+    # one gathered block, one all-gather and one reduce-scatter buffer, each at full size
+    assert [two[key] for key in fsdp] == [params * 2] * 3
     momentum = step(optimizer="sgd-momentum")["state"]
     assert momentum["optimizer_bytes"] == one["parameter_bytes"]
     assert step(optimizer="sgd")["state"]["optimizer_bytes"] == 0
@@ -241,3 +243,85 @@ def test_planner_form_is_labelled_and_carries_the_models_constants_and_sourced_p
         assert preset["hidden"] % preset["heads"] == 0, preset
         assert preset["url"].startswith("https://") and preset["source"], preset
     assert any(a.get("aria-live") == "polite" for _, a in parser.tags)
+
+
+# --- the time column: estimates labelled, the course's measurements beside them ---------------
+
+
+def measured() -> list[dict]:
+    from snippets.benchmark_views.planner import measured_entries
+
+    return measured_entries(
+        [r for r in benchmarks.load_results("checkpointing", ROOT) if not r.traced]
+    )
+
+
+SEVEN_B = {**LARGE, "layers": 32, "tokens": 2048, "precision": "autocast-bfloat16"}
+
+
+def test_each_setting_the_course_measured_carries_its_measured_ratio_and_device():
+    entries = measured()
+    assert entries and all(e["device"] and e["run"] for e in entries)
+    result = memory_model.plan_step(**SEVEN_B, ranks=8, device_bytes=80e9, measured_runs=entries)
+    by_setting = {o["setting"]: o for o in result["options"]}
+    for setting in ("every-layer", "selective", "selective-attention", "segments"):
+        found = by_setting[setting]["measured"]
+        assert found is not None, setting
+        # the same block, attention path and precision kind as the plan's
+        assert (found["block"], found["attention"], found["autocast"]) == (
+            "transformer", "explicit", True
+        ), setting  # fmt: skip
+    assert by_setting["offload"]["measured"] is None  # on a CPU the host is the device
+
+
+def test_a_segment_count_is_matched_to_the_measured_row_that_recomputes_as_much():
+    entries = [
+        {"setting": "segments", "block": "mlp", "attention": "explicit", "autocast": False,
+         "fraction": f, "overhead": f / 2, "device": "d", "run": str(f)}
+        for f in (0.5, 0.75, 0.9)
+    ]  # fmt: skip
+    option = {"setting": "segments", "overhead": 0.3, "fraction": 0.8}
+    found = memory_model._closest(option, memory_model.measured_overheads(
+        entries, "mlp", "explicit", False)["segments"])  # fmt: skip
+    assert found["fraction"] == 0.75
+
+
+def test_the_recommendation_never_prefers_an_estimate_the_measurements_contradict():
+    """Among the settings that fit, none the course measured as faster is passed over for one
+    whose estimate alone is lower; on the 7B shape the estimate puts the attention core's
+    recomputation far ahead, and the measured rows do not."""
+    entries = measured()
+    for memory in (20e9, 40e9, 80e9, 141e9):
+        for attention in ("explicit", "fused"):
+            result = memory_model.plan_step(
+                **{**SEVEN_B, "attention": attention}, ranks=8, device_bytes=memory,
+                measured_runs=entries,
+            )  # fmt: skip
+            chosen = {o["setting"]: o for o in result["options"]}.get(result["recommended"])
+            if chosen is None:
+                continue
+            for o in result["options"]:
+                if o["fits"] and o["overhead"] is not None and o["measured"]:
+                    assert memory_model._speed(chosen) <= o["measured"]["overhead"], (
+                        memory, attention, chosen["setting"], o["setting"]
+                    )  # fmt: skip
+    # 60 GB: the estimate alone picks the attention core's recomputation
+    estimate_only = memory_model.plan_step(**SEVEN_B, ranks=8, device_bytes=60e9)
+    assert estimate_only["recommended"] == "selective-attention"
+    result = memory_model.plan_step(**SEVEN_B, ranks=8, device_bytes=60e9, measured_runs=entries)
+    options = {o["setting"]: o for o in result["options"]}
+    core = options["selective-attention"]["measured"]["overhead"]
+    faster = [s for s, o in options.items() if o["fits"] and o["measured"] and
+              o["measured"]["overhead"] < core]  # fmt: skip
+    assert (result["recommended"] == "selective-attention") == (not faster), faster
+
+
+def test_the_planner_page_labels_estimates_and_says_why_cpu_ratios_need_not_carry_over():
+    html = benchmarks.render_embed(["checkpointing", "planner"], ROOT, strict=False)
+    script = (ROOT / "docs" / "assets" / "planner.js").read_text(encoding="utf-8")
+    overhead = script[script.index("function overheadText") :]
+    overhead = overhead[: overhead.index("\n  }\n")]
+    assert "at most" not in overhead and "estimate " in overhead and "measured " in overhead
+    text = html.replace("&#x27;", "'")
+    assert "need not carry over to a GPU" in text
+    assert "tensor cores" in text and "only a GPU results file measures that" in text

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import math
 import re
 
 import memory_model
@@ -72,9 +73,15 @@ def grid() -> list[dict]:
     return configs
 
 
-def python_plan(config: dict) -> dict:
+def python_plan(config: dict, measured: list[dict]) -> dict:
+    """The Python model's plan, with the course's measured overheads the page carries."""
     args = {k: v for k, v in config.items() if k != "memory"}
-    return memory_model.plan_step(**args, device_bytes=config["memory"] * 1e9)
+    return memory_model.plan_step(
+        **args, device_bytes=config["memory"] * 1e9, measured_runs=measured
+    )
+
+
+MEASURED = """() => JSON.parse(document.querySelector("form.planner").dataset.model).measured"""
 
 
 PORT = """configs => {
@@ -88,9 +95,11 @@ def test_the_port_gives_the_python_models_plan_over_a_grid(open_site):
     page = open_site().goto(LESSON)
     configs = grid()
     assert len(configs) >= 800
+    measured = page.evaluate(MEASURED)
+    assert measured, "the page carries no measured overheads"
     regimes = set()
     for config, port in zip(configs, page.evaluate(PORT, configs), strict=True):
-        expected, where = python_plan(config), json.dumps(config)
+        expected, where = python_plan(config, measured), json.dumps(config)
         regimes.add((expected["recommended"] is None, expected["ranks_needed"] is None))
         assert port["recommended"] == expected["recommended"], where
         assert port["ranksNeeded"] == expected["ranks_needed"], where
@@ -104,6 +113,7 @@ def test_the_port_gives_the_python_models_plan_over_a_grid(open_site):
             assert shown["fits"] == option["fits"], (where, option["setting"])
             assert shown["segments"] == option.get("segments"), where
             assert shown["layersPerGroup"] == option.get("layers_per_group"), where
+            assert shown["measured"] == option["measured"], (where, option["setting"])
             for key in OPTION_KEYS:
                 expected_value = option[key]
                 if expected_value is not None:
@@ -158,9 +168,10 @@ def test_every_number_shown_is_the_python_models(open_site):
     page = open_site().goto(LESSON)
     configs = grid()[5::67]  # a spread of blocks, precisions, optimizers, ranks and regimes
     assert len(configs) >= 12
+    measured = page.evaluate(MEASURED)
     for config in configs:
         fill(page, config)
-        shown, expected = read(page), python_plan(config)
+        shown, expected = read(page), python_plan(config, measured)
         where = json.dumps(config)
         assert not shown["tableHidden"], where
         assert "NaN" not in shown["text"] and "Infinity" not in shown["text"], where
@@ -175,6 +186,11 @@ def test_every_number_shown_is_the_python_models(open_site):
                 percent = float(re.search(r"\+(\d+)%", overhead).group(1))
                 assert abs(percent - option["overhead"] * 100) <= 0.5 + 1e-9, (where, row)
                 assert overhead.startswith("estimate"), (where, row)
+                found = option["measured"]
+                if found:  # the course's ratio beside the estimate, naming where it was measured
+                    percent = math.floor(found["overhead"] * 100 + 0.5)  # as Math.round
+                    said = f"measured +{percent}% on {found['device']}"
+                    assert said in overhead and found["run"] in overhead, (where, row)
             assert fits == ("yes" if option["fits"] else "no"), (where, row)
             if option["setting"] == "segments":
                 assert f"{option['segments']} segments" in row["head"], (where, row)
@@ -185,7 +201,8 @@ def test_every_number_shown_is_the_python_models(open_site):
         state = expected["state"]
         figures = shown_bytes(shown["sizes"])
         terms = ["parameter_bytes", "gradient_bytes", "optimizer_bytes"]
-        terms += ["gathered_bytes"] * (state["gathered_bytes"] > 0) + ["total"]
+        fsdp = ["unsharded_parameter_bytes", "all_gather_bytes", "reduce_scatter_bytes"]
+        terms += fsdp * (state["unsharded_parameter_bytes"] > 0) + ["total"]
         for figure, key in zip(figures, terms, strict=False):
             assert_close(figure, state[key], f"{where} {key}")
         assert_close(figures[len(terms)], expected["a"], f"{where} a")

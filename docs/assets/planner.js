@@ -3,7 +3,7 @@
  * reader's model shape.
  *
  * The arithmetic is a line-by-line port of snippets/memory_model.py (block_bytes,
- * block_parameters, state_bytes, gathered_bytes, predict, recomputed_fraction, plan, plan_step);
+ * block_parameters, state_bytes, fsdp_bytes, predict, recomputed_fraction, plan, plan_step);
  * the browser tests compare this port with that file over a grid of inputs, and every number
  * the form shows with the Python, so change both together. What the port must not invent (item
  * sizes, precisions, optimizers, the forward share of a step, the headroom, the presets and
@@ -105,9 +105,11 @@
     return { parameter_bytes: params, gradient_bytes: params, optimizer_bytes: state, total: 2 * params + state };
   }
 
-  function gatheredBytes(block, hidden, size, ranks) {
-    if (ranks === 1) return 0;
-    return 2 * blockParameters(block, hidden)[0] * size * (1 - 1 / ranks);
+  // fsdp_bytes with the "root" layout (a loop that calls the sharded model): one gathered
+  // block, the next block's all-gather buffer and one block's reduce-scatter buffer, full size
+  function fsdpBytes(block, hidden, size, ranks) {
+    var one = ranks > 1 ? blockParameters(block, hidden)[0] * size : 0;
+    return { unsharded_parameter_bytes: one, all_gather_bytes: one, reduce_scatter_bytes: one, total: 3 * one };
   }
 
   // param: {layersPerGroup, segments, and the transient terms in units of a: backward,
@@ -204,7 +206,36 @@
     });
   }
 
-  // m: {layers, a, c, kept, core (null: no attention), limit, coreShare, forwardShare, transient}
+  // measured_overheads: the course's measured entries for a block like the planner's, by setting
+  function measuredOverheads(entries, block, attention, autocast) {
+    var same = entries.filter(function (e) {
+      return e.block === block && (block === "mlp" || e.attention === attention);
+    });
+    var kind = same.filter(function (e) {
+      return e.autocast === autocast;
+    });
+    var found = {};
+    (kind.length ? kind : same).forEach(function (e) {
+      (found[e.setting] = found[e.setting] || []).push(e);
+    });
+    return found;
+  }
+
+  // _closest: the setting's measured entry whose recomputed share is nearest the option's
+  function closest(o, entries) {
+    if (o.overhead === null || !entries || !entries.length) return null;
+    return entries.reduce(function (chosen, e) {
+      return Math.abs(e.fraction - o.fraction) < Math.abs(chosen.fraction - o.fraction) ? e : chosen;
+    });
+  }
+
+  // _speed: the measured overhead where the course has one, else the estimate
+  function speed(o) {
+    return o.measured === null ? o.overhead : o.measured.overhead;
+  }
+
+  // m: {layers, a, c, kept, core (null: no attention), limit, coreShare, forwardShare, transient,
+  // measured (measuredOverheads' result)}
   function plan(m) {
     var groups = [];
     var segments = [];
@@ -220,11 +251,14 @@
     options.push(option("offload", "offload", m, m.kept, {}));
     var recommended = null;
     options.forEach(function (o) {
+      o.measured = closest(o, (m.measured || {})[o.setting]);
+    });
+    options.forEach(function (o) {
       if (!o.fits || o.overhead === null) return;
       if (
         recommended === null ||
-        o.overhead < recommended.overhead ||
-        (o.overhead === recommended.overhead && SETTINGS.indexOf(o.setting) < SETTINGS.indexOf(recommended.setting))
+        speed(o) < speed(recommended) ||
+        (speed(o) === speed(recommended) && SETTINGS.indexOf(o.setting) < SETTINGS.indexOf(recommended.setting))
       ) {
         recommended = o;
       }
@@ -244,13 +278,15 @@
 
     function resident(r) {
       var state = stateBytes(v.layers * params[0], v.layers * params[1], size, r, v.optimizer, model.optimizers);
-      var gathered = gatheredBytes(v.block, v.hidden, size, r);
+      var fsdp = fsdpBytes(v.block, v.hidden, size, r);
       return {
         parameter_bytes: state.parameter_bytes,
         gradient_bytes: state.gradient_bytes,
         optimizer_bytes: state.optimizer_bytes,
-        gathered_bytes: gathered,
-        total: state.total + gathered,
+        unsharded_parameter_bytes: fsdp.unsharded_parameter_bytes,
+        all_gather_bytes: fsdp.all_gather_bytes,
+        reduce_scatter_bytes: fsdp.reduce_scatter_bytes,
+        total: state.total + fsdp.total,
       };
     }
 
@@ -267,6 +303,7 @@
       coreShare: transformer ? attentionCoreShare(v.tokens, v.hidden) : 1.0,
       forwardShare: model.forwardShare,
       transient: transientUnits(perBlock, a, model.rngStateBytes),
+      measured: measuredOverheads(model.measured || [], v.block, v.attention, compute !== null),
     });
     result.options.forEach(function (o) {
       o.total = state.total + o.peak;
@@ -354,7 +391,9 @@
 
   function overheadText(o) {
     if (o.overhead === null) return "copies, no recompute";
-    return "estimate " + fmtPercent(o.overhead);
+    var text = "estimate " + fmtPercent(o.overhead);
+    if (o.measured) text += "; measured " + fmtPercent(o.measured.overhead) + " on " + o.measured.device + " (" + o.measured.run + ")";
+    return text;
   }
 
   // --- the form -------------------------------------------------------------------------------
@@ -394,259 +433,281 @@
     }
   }
 
+  function el(tag, cls, text) {
+    var attrs = cls ? { class: cls } : {};
+    if (text !== undefined) attrs.text = text;
+    return window.CourseStartup.el(tag, attrs);
+  }
+
+  // The parts of one planner form that the functions below read and write.
+  function plannerParts(form) {
+    var table = form.querySelector("table");
+    return {
+      form: form,
+      model: JSON.parse(form.getAttribute("data-model")),
+      status: form.querySelector(".planner-status"),
+      sizes: form.querySelector(".planner-sizes"),
+      source: form.querySelector(".planner-source"),
+      table: table,
+      tbody: table.querySelector("tbody"),
+      // Each cell carries its column's header, which a phone shows beside it (planner.css).
+      columns: Array.prototype.map.call(table.querySelectorAll("thead th"), function (th) {
+        return th.textContent;
+      }),
+      controls: form.querySelectorAll(".planner-field input, .planner-field select"),
+    };
+  }
+
+  function control(ui, name) {
+    return ui.form.querySelector("[name='" + name + "']");
+  }
+
+  function restoreControls(ui) {
+    var saved = remembered();
+    Array.prototype.forEach.call(ui.controls, function (c) {
+      if (c.name === "preset" || typeof saved[c.name] !== "string") return;
+      if (c.tagName === "SELECT" && !c.querySelector("option[value='" + CSS.escape(saved[c.name]) + "']")) return;
+      c.value = saved[c.name];
+    });
+  }
+
+  function saveControls(ui) {
+    var values = {};
+    Array.prototype.forEach.call(ui.controls, function (c) {
+      if (c.name !== "preset") values[c.name] = c.value;
+    });
+    remember(values);
+  }
+
+  function applyPreset(ui) {
+    var key = control(ui, "preset").value;
+    ui.model.presets.forEach(function (p) {
+      if (p.key !== key) return;
+      control(ui, "block").value = "transformer";
+      SHAPE_FIELDS.forEach(function (name) {
+        control(ui, name).value = String(p[name]);
+      });
+    });
+  }
+
+  // The preset the fields now hold (a learner's edit leaves it), and its source under the form.
+  function showPreset(ui) {
+    var match = null;
+    ui.model.presets.forEach(function (p) {
+      var same = control(ui, "block").value === "transformer";
+      SHAPE_FIELDS.forEach(function (name) {
+        same = same && control(ui, name).value.trim() === String(p[name]);
+      });
+      if (same && match === null) match = p;
+    });
+    control(ui, "preset").value = match ? match.key : "";
+    ui.source.textContent = "";
+    if (!match) return;
+    var link = el("a", "", match.source);
+    link.href = match.url;
+    ui.source.append(
+      match.label + ": " + match.layers + " layers, hidden size " + match.hidden + ", " + match.heads + " heads, " + match.tokens +
+        " tokens (",
+      link,
+      "). Transformer blocks only: the token embedding and the output layer are not counted."
+    );
+  }
+
+  function showBlockFields(ui) {
+    var block = control(ui, "block").value;
+    Array.prototype.forEach.call(ui.form.querySelectorAll(".planner-field[data-block]"), function (wrap) {
+      wrap.hidden = wrap.getAttribute("data-block") !== block;
+    });
+  }
+
+  function setError(ui, name, message) {
+    var wrap = ui.form.querySelector(".planner-field[data-field='" + name + "']");
+    var input = control(ui, name);
+    wrap.querySelector(".planner-error").textContent = message;
+    if (message) input.setAttribute("aria-invalid", "true");
+    else input.removeAttribute("aria-invalid");
+  }
+
+  // Validate every shown field; returns the values, or null when any field is bad.
+  function readAll(ui) {
+    var values = {};
+    var ok = true;
+    Array.prototype.forEach.call(ui.form.querySelectorAll(".planner-field input"), function (input) {
+      var result = input.closest(".planner-field").hidden ? { value: 1 } : readField(input);
+      setError(ui, input.name, result.error || "");
+      if (result.error) ok = false;
+      values[input.name] = result.value;
+    });
+    if (ok && control(ui, "block").value === "transformer" && values.hidden % values.heads !== 0) {
+      setError(ui, "heads", "Must divide the hidden size (" + fmtNumber(values.hidden) + ") evenly.");
+      ok = false;
+    }
+    if (!ok) return null;
+    ["block", "attention", "precision", "optimizer"].forEach(function (name) {
+      values[name] = control(ui, name).value;
+    });
+    values.deviceBytes = values.memory * 1e9;
+    return values;
+  }
+
+  function clearResults(ui, message) {
+    ui.tbody.textContent = "";
+    ui.table.hidden = true;
+    ui.sizes.textContent = "";
+    ui.status.textContent = message;
+  }
+
+  function bar(o, scale, state) {
+    var wrap = el("span", "planner-bar");
+    wrap.setAttribute("aria-hidden", "true");
+    [
+      ["planner-bar-state", state.total],
+      ["planner-bar-activations", o.peak],
+    ].forEach(function (part) {
+      var piece = el("span", part[0]);
+      piece.style.width = Math.min(100, (100 * part[1]) / scale) + "%";
+      wrap.appendChild(piece);
+    });
+    return wrap;
+  }
+
+  function row(ui, o, result, scale) {
+    var words = describe(o);
+    var tr = el("tr");
+    tr.setAttribute("data-setting", o.setting);
+    var head = el("th", "", words[0]);
+    head.scope = "row";
+    if (o.setting === result.recommended) {
+      tr.className = "is-recommended";
+      head.appendChild(el("strong", "", " (recommended)"));
+    }
+    head.appendChild(el("br"));
+    head.appendChild(el("small", "", words[1]));
+    tr.appendChild(head);
+    var whole = el("td", "num", fmtBytes(o.total));
+    whole.appendChild(bar(o, scale, result.state));
+    [el("td", "num", fmtBytes(o.peak)), whole, el("td", "num", overheadText(o)), el("td", "num", o.fits ? "yes" : "no")].forEach(
+      function (td, i) {
+        td.setAttribute("data-label", ui.columns[i + 1]);
+        tr.appendChild(td);
+      }
+    );
+    return tr;
+  }
+
+  function stateText(state) {
+    var parts = [
+      "parameters " + fmtBytes(state.parameter_bytes),
+      "gradients " + fmtBytes(state.gradient_bytes),
+      "optimizer state " + fmtBytes(state.optimizer_bytes),
+    ];
+    if (state.unsharded_parameter_bytes) {
+      parts.push(
+        "FSDP’s gathered block " + fmtBytes(state.unsharded_parameter_bytes),
+        "all-gather buffer " + fmtBytes(state.all_gather_bytes),
+        "reduce-scatter buffer " + fmtBytes(state.reduce_scatter_bytes)
+      );
+    }
+    return parts.join(", ") + ": " + fmtBytes(state.total);
+  }
+
+  function describeSizes(model, v, result) {
+    var bb = result.blockBytes;
+    var text =
+      "Every setting holds the same state on each device (" + stateText(result.state) + "); they differ in activations. " +
+      "One boundary tensor a = " + fmtBytes(result.a) + "; a layer keeps c = " + fmtNumber(bb.full / result.a) + " a, " +
+      "selective checkpointing keeps " + fmtNumber(bb.matmuls / result.a) + " a";
+    if (v.block === "transformer") {
+      text +=
+        ", recomputing the attention core keeps " + fmtNumber(bb.attention / result.a) + " a and re-runs " +
+        Math.round(attentionCoreShare(v.tokens, v.hidden) * 100) + "% of the block’s matmul work";
+    }
+    return (
+      text + ". Overhead: the estimate is the recomputed share of a forward pass × " + Math.round(model.forwardShare * 100) +
+      "% of a step (backward ≈ 2 × forward); beside it, the course's measured overhead for the same strategy, which the " +
+      "recommendation goes by where there is one (below: why a CPU ratio need not carry over to a GPU). A setting fits when its " +
+      "whole step leaves " + Math.round(model.headroom * 100) + "% of the device’s memory free (" + fmtBytes(result.usable) +
+      " usable). Bars: state, then activations, against the device."
+    );
+  }
+
+  function nothingFits(model, v, result, byName) {
+    var lowest = result.options.reduce(function (x, o) {
+      return o.overhead !== null && (x === null || o.peak < x.peak) ? o : x;
+    }, null);
+    var text =
+      "Nothing fits: " + fmtBytes(lowest.total) + " needed, " + fmtBytes(result.usable) + " usable of " + fmtBytes(v.deviceBytes) +
+      " (" + Math.round(model.headroom * 100) + "% kept free). That is the lowest whole step, " + settingText(lowest) +
+      ", of which the state is " + fmtBytes(result.state.total) + ". ";
+    if (result.ranksNeeded !== null) {
+      text += "Sharding over " + result.ranksNeeded + " FSDP ranks would make it fit; or shrink the batch or sequence.";
+    } else {
+      text += "Sharding alone cannot make it fit: shrink the batch or sequence, or use a device with more memory.";
+    }
+    if (byName.offload.fits) {
+      text += " CPU offload would fit (" + fmtBytes(byName.offload.total) + "), paying in copies to the host and back: measure it.";
+    }
+    return text;
+  }
+
+  function verdict(model, v, result, byName) {
+    if (result.recommended === null) return nothingFits(model, v, result, byName);
+    var device = fmtBytes(v.deviceBytes);
+    var chosen = byName[result.recommended];
+    var why =
+      chosen.setting === "none"
+        ? "its whole step (" + fmtBytes(chosen.total) + ") fits " + device + " with headroom, so checkpointing would only slow the step down."
+        : "the lowest step-time overhead (" + overheadText(chosen) + "), measured where the course measured it, of the settings " +
+          "whose whole step fits " + device + " with headroom: " + fmtBytes(chosen.total) + "; no checkpointing needs " +
+          fmtBytes(byName.none.total) + ".";
+    return "Recommended: " + settingText(chosen) + ". Why: " + why;
+  }
+
+  function render(ui, v, result) {
+    ui.tbody.textContent = "";
+    var byName = {};
+    var scale = v.deviceBytes;
+    result.options.forEach(function (o) {
+      byName[o.setting] = o;
+      scale = Math.max(scale, o.total);
+    });
+    result.options.forEach(function (o) {
+      ui.tbody.appendChild(row(ui, o, result, scale));
+    });
+    ui.table.hidden = false;
+    ui.sizes.textContent = describeSizes(ui.model, v, result);
+    ui.status.textContent = verdict(ui.model, v, result, byName);
+  }
+
+  function update(ui, event) {
+    if (event && event.target && event.target.name === "preset") applyPreset(ui);
+    showBlockFields(ui);
+    showPreset(ui);
+    saveControls(ui);
+    var v = readAll(ui);
+    if (v === null) {
+      clearResults(ui, "No results: correct the field marked above.");
+      return;
+    }
+    render(ui, v, planStep(v, ui.model));
+  }
+
   function initPlanner(form) {
     if (!window.CourseStartup.firstTime(form)) return;
-    function el(tag, cls, text) {
-      var attrs = cls ? { class: cls } : {};
-      if (text !== undefined) attrs.text = text;
-      return window.CourseStartup.el(tag, attrs);
-    }
-    var model = JSON.parse(form.getAttribute("data-model"));
-    var status = form.querySelector(".planner-status");
-    var sizes = form.querySelector(".planner-sizes");
-    var source = form.querySelector(".planner-source");
-    var table = form.querySelector("table");
-    var tbody = table.querySelector("tbody");
-    // Each cell carries its column's header, which a phone shows beside it (planner.css).
-    var columns = Array.prototype.map.call(table.querySelectorAll("thead th"), function (th) {
-      return th.textContent;
-    });
-    var controls = form.querySelectorAll(".planner-field input, .planner-field select");
+    var ui = plannerParts(form);
     var nojs = form.querySelector(".planner-nojs");
     if (nojs) nojs.hidden = true;
-
-    function control(name) {
-      return form.querySelector("[name='" + name + "']");
+    function onChange(event) {
+      update(ui, event);
     }
-
-    function restore() {
-      var saved = remembered();
-      Array.prototype.forEach.call(controls, function (c) {
-        if (c.name === "preset" || typeof saved[c.name] !== "string") return;
-        if (c.tagName === "SELECT" && !c.querySelector("option[value='" + CSS.escape(saved[c.name]) + "']")) return;
-        c.value = saved[c.name];
-      });
-    }
-
-    function save() {
-      var values = {};
-      Array.prototype.forEach.call(controls, function (c) {
-        if (c.name !== "preset") values[c.name] = c.value;
-      });
-      remember(values);
-    }
-
-    function applyPreset() {
-      var key = control("preset").value;
-      model.presets.forEach(function (p) {
-        if (p.key !== key) return;
-        control("block").value = "transformer";
-        SHAPE_FIELDS.forEach(function (name) {
-          control(name).value = String(p[name]);
-        });
-      });
-    }
-
-    // The preset the fields now hold (a learner's edit leaves it), and its source under the form.
-    function showPreset() {
-      var match = null;
-      model.presets.forEach(function (p) {
-        var same = control("block").value === "transformer";
-        SHAPE_FIELDS.forEach(function (name) {
-          same = same && control(name).value.trim() === String(p[name]);
-        });
-        if (same && match === null) match = p;
-      });
-      control("preset").value = match ? match.key : "";
-      source.textContent = "";
-      if (!match) return;
-      var link = el("a", "", match.source);
-      link.href = match.url;
-      source.append(
-        match.label + ": " + match.layers + " layers, hidden size " + match.hidden + ", " + match.heads + " heads, " + match.tokens +
-          " tokens (",
-        link,
-        "). Transformer blocks only: the token embedding and the output layer are not counted."
-      );
-    }
-
-    function showBlockFields() {
-      var block = control("block").value;
-      Array.prototype.forEach.call(form.querySelectorAll(".planner-field[data-block]"), function (wrap) {
-        wrap.hidden = wrap.getAttribute("data-block") !== block;
-      });
-    }
-
-    function setError(name, message) {
-      var wrap = form.querySelector(".planner-field[data-field='" + name + "']");
-      var input = control(name);
-      wrap.querySelector(".planner-error").textContent = message;
-      if (message) input.setAttribute("aria-invalid", "true");
-      else input.removeAttribute("aria-invalid");
-    }
-
-    // Validate every shown field; returns the values, or null when any field is bad.
-    function readAll() {
-      var values = {};
-      var ok = true;
-      Array.prototype.forEach.call(form.querySelectorAll(".planner-field input"), function (input) {
-        var result = input.closest(".planner-field").hidden ? { value: 1 } : readField(input);
-        setError(input.name, result.error || "");
-        if (result.error) ok = false;
-        values[input.name] = result.value;
-      });
-      if (ok && control("block").value === "transformer" && values.hidden % values.heads !== 0) {
-        setError("heads", "Must divide the hidden size (" + fmtNumber(values.hidden) + ") evenly.");
-        ok = false;
-      }
-      if (!ok) return null;
-      ["block", "attention", "precision", "optimizer"].forEach(function (name) {
-        values[name] = control(name).value;
-      });
-      values.deviceBytes = values.memory * 1e9;
-      return values;
-    }
-
-    function clearResults(message) {
-      tbody.textContent = "";
-      table.hidden = true;
-      sizes.textContent = "";
-      status.textContent = message;
-    }
-
-    function bar(o, scale, state) {
-      var wrap = el("span", "planner-bar");
-      wrap.setAttribute("aria-hidden", "true");
-      [
-        ["planner-bar-state", state.total],
-        ["planner-bar-activations", o.peak],
-      ].forEach(function (part) {
-        var piece = el("span", part[0]);
-        piece.style.width = Math.min(100, (100 * part[1]) / scale) + "%";
-        wrap.appendChild(piece);
-      });
-      return wrap;
-    }
-
-    function row(o, result, scale) {
-      var words = describe(o);
-      var tr = el("tr");
-      tr.setAttribute("data-setting", o.setting);
-      var head = el("th", "", words[0]);
-      head.scope = "row";
-      if (o.setting === result.recommended) {
-        tr.className = "is-recommended";
-        head.appendChild(el("strong", "", " (recommended)"));
-      }
-      head.appendChild(el("br"));
-      head.appendChild(el("small", "", words[1]));
-      tr.appendChild(head);
-      var whole = el("td", "num", fmtBytes(o.total));
-      whole.appendChild(bar(o, scale, result.state));
-      [el("td", "num", fmtBytes(o.peak)), whole, el("td", "num", overheadText(o)), el("td", "num", o.fits ? "yes" : "no")].forEach(
-        function (td, i) {
-          td.setAttribute("data-label", columns[i + 1]);
-          tr.appendChild(td);
-        }
-      );
-      return tr;
-    }
-
-    function stateText(state) {
-      var parts = [
-        "parameters " + fmtBytes(state.parameter_bytes),
-        "gradients " + fmtBytes(state.gradient_bytes),
-        "optimizer state " + fmtBytes(state.optimizer_bytes),
-      ];
-      if (state.gathered_bytes) parts.push("FSDP’s gathered block " + fmtBytes(state.gathered_bytes));
-      return parts.join(", ") + ": " + fmtBytes(state.total);
-    }
-
-    function describeSizes(v, result) {
-      var bb = result.blockBytes;
-      var text =
-        "Every setting holds the same state on each device (" + stateText(result.state) + "); they differ in activations. " +
-        "One boundary tensor a = " + fmtBytes(result.a) + "; a layer keeps c = " + fmtNumber(bb.full / result.a) + " a, " +
-        "selective checkpointing keeps " + fmtNumber(bb.matmuls / result.a) + " a";
-      if (v.block === "transformer") {
-        text +=
-          ", recomputing the attention core keeps " + fmtNumber(bb.attention / result.a) + " a and re-runs " +
-          Math.round(attentionCoreShare(v.tokens, v.hidden) * 100) + "% of the block’s matmul work";
-      }
-      return (
-        text + ". Overhead: the recomputed share of a forward pass × " + Math.round(model.forwardShare * 100) +
-        "% of a step (backward ≈ 2 × forward), an estimate, not a measurement: the course's CPU runs measured more for every " +
-        "recomputing setting, selective checkpointing most, and CPU step-time ratios need not carry over to a GPU. A setting fits when its whole step leaves " + Math.round(model.headroom * 100) +
-        "% of the device’s memory free (" + fmtBytes(result.usable) + " usable). Bars: state, then activations, against the device."
-      );
-    }
-
-    function verdict(v, result, byName) {
-      var device = fmtBytes(v.deviceBytes);
-      if (result.recommended !== null) {
-        var chosen = byName[result.recommended];
-        var why =
-          chosen.setting === "none"
-            ? "its whole step (" + fmtBytes(chosen.total) + ") fits " + device + " with headroom, so checkpointing would only slow the step down."
-            : "the least predicted recomputation (" + overheadText(chosen) + " step time) of the settings whose whole step fits " +
-              device + " with headroom: " + fmtBytes(chosen.total) + "; no checkpointing needs " + fmtBytes(byName.none.total) + ".";
-        return "Recommended: " + settingText(chosen) + ". Why: " + why;
-      }
-      var lowest = result.options.reduce(function (x, o) {
-        return o.overhead !== null && (x === null || o.peak < x.peak) ? o : x;
-      }, null);
-      var text =
-        "Nothing fits: " + fmtBytes(lowest.total) + " needed, " + fmtBytes(result.usable) + " usable of " + device + " (" +
-        Math.round(model.headroom * 100) + "% kept free). That is the lowest whole step, " + settingText(lowest) + ", of which the state is " +
-        fmtBytes(result.state.total) + ". ";
-      if (result.ranksNeeded !== null) {
-        text += "Sharding over " + result.ranksNeeded + " FSDP ranks would make it fit; or shrink the batch or sequence.";
-      } else {
-        text += "Sharding alone cannot make it fit: shrink the batch or sequence, or use a device with more memory.";
-      }
-      if (byName.offload.fits) {
-        text += " CPU offload would fit (" + fmtBytes(byName.offload.total) + "), paying in copies to the host and back: measure it.";
-      }
-      return text;
-    }
-
-    function render(v, result) {
-      tbody.textContent = "";
-      var byName = {};
-      var scale = v.deviceBytes;
-      result.options.forEach(function (o) {
-        byName[o.setting] = o;
-        scale = Math.max(scale, o.total);
-      });
-      result.options.forEach(function (o) {
-        tbody.appendChild(row(o, result, scale));
-      });
-      table.hidden = false;
-      sizes.textContent = describeSizes(v, result);
-      status.textContent = verdict(v, result, byName);
-    }
-
-    function update(event) {
-      if (event && event.target && event.target.name === "preset") applyPreset();
-      showBlockFields();
-      showPreset();
-      save();
-      var v = readAll();
-      if (v === null) {
-        clearResults("No results: correct the field marked above.");
-        return;
-      }
-      render(v, planStep(v, model));
-    }
-
-    form.addEventListener("input", update);
-    form.addEventListener("change", update);
+    form.addEventListener("input", onChange);
+    form.addEventListener("change", onChange);
     form.addEventListener("submit", function (event) {
       event.preventDefault();
-      update();
+      update(ui);
     });
-    restore();
-    update();
+    restoreControls(ui);
+    update(ui);
   }
 
   function init() {

@@ -24,7 +24,12 @@ from snippets.benchmark_views.plots import view_plot_breakdown, view_plot_memory
 from snippets.benchmark_views.step import view_step
 from snippets.benchmark_views.summary import view_summary
 from snippets.benchmark_views.tables import view_autocast, view_fsdp, view_rng_stash, view_table
-from snippets.benchmark_views.traced import view_traced, view_traced_check, view_traced_presets
+from snippets.benchmark_views.traced import (
+    view_traced,
+    view_traced_check,
+    view_traced_fsdp,
+    view_traced_presets,
+)
 from tools.benchmarks import View
 
 MEASURED = ("cuda", "cpu")  # the kinds of file a measurement makes (GPUs shown first)
@@ -33,7 +38,7 @@ TRACED = ("cuda", "cpu", "traced")  # the traced views also set the trace beside
 
 def _planner(results: list[Any]) -> str:
     """The planner shows the model, not the files: the tables beside it carry their notices."""
-    return view_planner(memory_model)
+    return view_planner(memory_model, results)
 
 
 VIEWS = {
@@ -49,5 +54,6 @@ VIEWS = {
     "traced": View(view_traced, TRACED, needs="traced"),
     "traced-presets": View(view_traced_presets, TRACED, needs="traced"),
     "traced-check": View(view_traced_check, TRACED, needs="traced"),
+    "traced-fsdp": View(view_traced_fsdp, TRACED, needs="traced"),
     "planner": View(_planner, MEASURED, notices=False),
 }

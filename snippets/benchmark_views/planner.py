@@ -4,8 +4,10 @@ The HTML is built here and the arithmetic runs in ``docs/assets/planner.js``, a 
 ``snippets/memory_model.py`` (``plan_step`` and what it calls) that the browser tests compare
 with the Python. What the script must not invent comes from here: the item sizes, precisions and
 optimizers of the memory model, its headroom and forward share, the field limits, and the
-presets with their sources. Fields are plain text inputs: the script validates them itself, so
-every bad value gets the same inline message next to its field in every browser.
+presets with their sources, and the course's measured step-time overheads per strategy from the
+results files, each naming its device and run. Fields are plain text inputs: the script
+validates them itself, so every bad value gets the same inline message next to its field in
+every browser.
 """
 
 from __future__ import annotations
@@ -13,9 +15,12 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass
 from types import ModuleType
+from typing import Any
 
+from snippets.benchmark_views.tables import describe_run, step_runs
 from tools.benchmarks.errors import BenchmarkError
-from tools.benchmarks.formatting import esc
+from tools.benchmarks.formatting import describe_parameter, esc
+from tools.benchmarks.results import Results
 
 
 @dataclass(frozen=True)
@@ -114,7 +119,57 @@ PRESETS = (
 )
 
 
-def view_planner(memory_model: ModuleType) -> str:
+# Why the measured ratios beside the estimates are the course's, not the reader's.
+CARRY_OVER = (
+    "Each estimate counts the recomputed share of one forward pass as a third of a step. "
+    "Beside it stands the course's measured overhead for the same strategy and block, with the "
+    "device and run it comes from, and where the two disagree the recommendation goes by the "
+    "measurement. A CPU ratio need not carry over to a GPU: on a CPU a small model's step is "
+    "spread over many small operations whose fixed cost (Python, dispatch, the checkpoint's "
+    "bookkeeping and random-number stash) weighs as much as the arithmetic, while a GPU runs "
+    "the matmuls on tensor cores many times faster than the memory-bound operations that "
+    "selective checkpointing re-runs (softmax, dropout, GELU), and launches kernels "
+    "asynchronously. So the CPU figures say which way a strategy costs, not how much; only a "
+    "GPU results file measures that."
+)
+
+
+def _setting(row: dict[str, Any]) -> str | None:
+    """The planner setting a measured row is an instance of (offload: none, it recomputes
+    nothing and on a CPU the host is the device)."""
+    if row["strategy"] == "groups":
+        return "every-layer" if row["layers_per_group"] == 1 else "groups"
+    return None if row["strategy"] == "offload" else row["strategy"]
+
+
+def measured_entries(results: list[Results]) -> list[dict[str, Any]]:
+    """The course's measured overhead per strategy and block, GPU files first, each with the
+    device and run it was measured on (``memory_model.measured_overheads`` picks from them)."""
+    entries = []
+    for result in sorted(results, key=lambda r: not r.on_gpu):
+        for run in step_runs(result):
+            config = run["config"]
+            for row in run["rows"]:
+                setting = _setting(row)
+                if row.get("status", "ok") != "ok" or row.get("overhead") is None or not setting:
+                    continue
+                param = describe_parameter(row)
+                entries.append(
+                    {
+                        "setting": setting,
+                        "block": config.get("block", "mlp"),
+                        "attention": config.get("attention", "explicit"),
+                        "autocast": bool(config.get("autocast")),
+                        "fraction": row["recomputed_fraction"],
+                        "overhead": row["overhead"],
+                        "device": result.device["name"],
+                        "run": describe_run(config) + (f", {param}" if param != "—" else ""),
+                    }
+                )
+    return entries
+
+
+def view_planner(memory_model: ModuleType, results: list[Results] | None = None) -> str:
     """The form, its (empty) results and the model constants the script needs, as HTML."""
     if set(memory_model.PRECISIONS) != set(PRECISION_LABELS) or set(memory_model.OPTIMIZERS) != set(
         OPTIMIZER_LABELS
@@ -131,6 +186,7 @@ def view_planner(memory_model: ModuleType) -> str:
         "maxRanks": memory_model.MAX_RANKS,
         "rngStateBytes": memory_model.RNG_STATE_BYTES,
         "presets": [asdict(p) for p in PRESETS],
+        "measured": measured_entries(results or []),
     }
     presets = [("", "Your own sizes"), *((p.key, p.label) for p in PRESETS)]
     parts = [
@@ -159,6 +215,7 @@ def view_planner(memory_model: ModuleType) -> str:
         '<th scope="col">Fits the device</th></tr></thead>',
         "<tbody></tbody>",
         "</table>",
+        f'<p class="planner-carry">{esc(CARRY_OVER)}</p>',
         "</div>",
         "</form>",
     ]

@@ -11,9 +11,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from snippets import memory_model
 from snippets.benchmark_views.names import describe_parameter, strategy_name
 from snippets.benchmark_views.shared import _provenance_line
 from snippets.benchmark_views.step import describe_run, step_runs
+from tools.benchmarks.errors import BenchmarkError
 from tools.benchmarks.formatting import esc, fmt_bytes
 from tools.benchmarks.results import Results
 
@@ -41,8 +43,50 @@ SAME_RUN = (
 MODEL_TOLERANCE = 0.05
 
 
+def _score_bytes(config: dict[str, Any], itemsize: int) -> int:
+    """One [batch, heads, T, T] attention-score tensor."""
+    return config["batch"] * config["heads"] * config["tokens"] ** 2 * itemsize
+
+
+def over_count(config: dict[str, Any], row: dict[str, Any]) -> tuple[str, int] | None:
+    """A term the memory model counts in ``row``'s activation peak that the run does not hold,
+    found by tracing the peak's live tensors and counted from the code, and its bytes; or None.
+
+    - SDPA's CPU math fallback (fused attention with dropout) scales q and k before q·kᵀ, so
+      when selective checkpointing recomputes it, it makes no scaled score tensor; the model
+      counts the explicit ops (q·kᵀ, then · d^-½: one score-sized tensor), less the fallback's
+      two scaled copies of q and k ([B, T, H] each).
+    - Under CPU bfloat16 autocast, the float32 score-sized tensor that recomputing an explicit
+      block adds (``recompute_extra``) is gone before backward reaches the group's last block,
+      where a group of several blocks peaks; the model adds it to that peak anyway. Where
+      the heads' scores weigh less against the rest of the block (GPT-2 XL's and the 7B
+      shape's traced rows) the group peaks while the tensor is alive and the model holds, so
+      a page names the term only beside a row the model misses (:func:`gap_note`).
+    """
+    if config.get("block") != "transformer":
+        return None
+    compute = memory_model.ITEMSIZE[config.get("autocast") or config["dtype"]]
+    fallback = config.get("attention") == "fused" and config.get("dropout")
+    if fallback and config["dtype"] == "float32" and row["strategy"] == "selective":
+        boundary = config["batch"] * config["tokens"] * config["hidden"] * compute
+        return (
+            "the scaled scores q·kᵀ·d^-½ of the explicit ops, which SDPA's CPU math fallback "
+            "(dropout on) never makes: it scales q and k before the matmul",
+            _score_bytes(config, compute) - 2 * boundary,
+        )
+    grouped = row["strategy"] == "groups" and row["layers_per_group"] > 1
+    if config.get("autocast") and config.get("attention") == "explicit" and grouped:
+        return (
+            "the float32 score-sized tensor of recomputing a block under CPU bfloat16 "
+            "autocast: freed before the group's last block runs backward, where the group peaks",
+            _score_bytes(config, memory_model.ITEMSIZE[config["dtype"]]),
+        )
+    return None
+
+
 def model_gap(config: dict[str, Any], row: dict[str, Any]) -> str | None:
-    """The term the memory model is known to leave out of ``row``'s activation peak, or None."""
+    """The term the memory model is known to leave out of ``row``'s activation peak (or count
+    in it without the run holding it), with its size, or None."""
     if row["strategy"] == "offload":
         return "the host copies: on a CPU, and in a trace of CPU kernels, the host is the device"
     fallback = config.get("attention") == "fused" and config.get("dropout")
@@ -51,18 +95,10 @@ def model_gap(config: dict[str, Any], row: dict[str, Any]) -> str | None:
             "SDPA's math fallback on CPU (dropout on) computes bfloat16 attention in float32: "
             "float32 score-sized tensors the model does not count"
         )
-    if config.get("block") == "transformer" and fallback and row["strategy"] == "selective":
-        return (
-            "selective checkpointing of SDPA's CPU math fallback (dropout on) keeps less than "
-            "the explicit ops' matmul outputs the model counts: over-counted, term not yet "
-            "identified"
-        )
-    if config.get("autocast") and (row.get("layers_per_group") or 1) > 1:
-        return (
-            "recomputing a group of several explicit-attention blocks under CPU bfloat16 "
-            "autocast holds less than the model's n·c: the model over-counts, term not yet "
-            "identified"
-        )
+    counted = over_count(config, row)
+    if counted:
+        term, size = counted
+        return f"over-counted: {term}, {fmt_bytes(size)}"
     return None
 
 
@@ -89,6 +125,78 @@ def view_traced(results: list[Results]) -> str:
 def view_traced_presets(results: list[Results]) -> str:
     """The planner's presets, every strategy, traced."""
     return _runs_view(traced_file(results), "presets", "Planner preset")
+
+
+# The rows of the FSDP table: (label, the traced row's keys summed, the model's key or None).
+_FSDP_CATEGORIES = (
+    ("Sharded parameters", ("sharded_parameter_bytes",), "parameter_bytes"),
+    ("Sharded gradients", ("sharded_gradient_bytes", "unsharded_gradient_bytes"), "gradient_bytes"),
+    ("Optimizer state", ("optimizer_bytes",), "optimizer_bytes"),
+    ("Unsharded (gathered) parameters", ("unsharded_parameter_bytes",),
+     "unsharded_parameter_bytes"),
+    ("All-gather buffer", ("all_gather_bytes",), "all_gather_bytes"),
+    ("Reduce-scatter buffer", ("reduce_scatter_bytes",), "reduce_scatter_bytes"),
+    ("Activations and backward's temporaries",
+     ("activation_bytes", "temporary_bytes", "input_bytes", "buffer_bytes"), None),
+    ("Rank's peak", ("total_bytes",), None),
+)  # fmt: skip
+_LAYOUTS = {
+    "root": "the loop calls the sharded model",
+    "blocks": "the blocks called one by one, each its own FSDP root",
+}
+
+
+def view_traced_fsdp(results: list[Results]) -> str:
+    """One FSDP rank by category at the step's peak, traced on fake ranks, beside the memory
+    model's count of each category; rows that could not be traced are named, not zeroed."""
+    result = traced_file(results)
+    runs = result.data.get("fsdp")
+    if not runs:
+        raise BenchmarkError(
+            f"{result.path}: no fsdp part; run {result.regenerate}"
+        )
+    traced = [r for r in runs if "error" not in r]
+    heads = [f"{r['name']}, rank 0 of {r['world']}: {_LAYOUTS[r['layout']]}" for r in traced]
+    lines = [
+        '<div class="benchmark benchmark-traced-fsdp">',
+        *_open_table(
+            "FSDP, every block checkpointed, whole step with Adam: one rank's bytes by "
+            f"category at its peak, <strong>{LABEL}</strong> (fake process group); each cell "
+            "traced, then the memory model's count",
+            ("Per rank", *heads),
+        ),
+    ]
+    for label, keys, model_key in _FSDP_CATEGORIES:
+        cells = []
+        for row in traced:
+            cell = fmt_bytes(sum(row[k] for k in keys))
+            if model_key:
+                cell += f"<br><small>model {fmt_bytes(fsdp_model(row)[model_key])}</small>"
+            cells.append(f'<td class="num">{cell}</td>')
+        lines.append(f'<tr><th scope="row">{esc(label)}</th>{"".join(cells)}</tr>')
+    lines += ["</tbody>", "</table>"]
+    for row in runs:
+        if "error" in row:
+            lines.append(
+                f'<p class="benchmark-note">Not traced: {esc(row["name"])} on {row["world"]} '
+                f"ranks, {esc(_LAYOUTS[row['layout']])} ({esc(row['error'])}).</p>"
+            )
+    lines += [_provenance_line(result), "</div>"]
+    return "\n".join(lines)
+
+
+def fsdp_model(row: dict[str, Any]) -> dict[str, float]:
+    """The memory model's shards and FSDP buffers for a traced FSDP row's configuration."""
+    config, world = row["config"], row["world"]
+    size = memory_model.ITEMSIZE[config["dtype"]]
+    params, tensors = memory_model.block_parameters(config["block"], config["hidden"])
+    layers = config["layers"]
+    return {
+        **memory_model.state_bytes(layers * params, layers * tensors, size, world),
+        **memory_model.fsdp_bytes(
+            config["block"], config["hidden"], layers, size, world, row["layout"]
+        ),
+    }
 
 
 def _runs_view(result: Results, part: str, what: str) -> str:

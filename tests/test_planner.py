@@ -248,11 +248,16 @@ def test_planner_form_is_labelled_and_carries_the_models_constants_and_sourced_p
 # --- the time column: estimates labelled, the course's measurements beside them ---------------
 
 
+def checkpointing() -> benchmarks.Benchmark:
+    """The checkpointing benchmark that mkdocs.yml declares."""
+    return benchmarks.benchmark("checkpointing", course_config.benchmarks(ROOT), ROOT)
+
+
 def measured() -> list[dict]:
     from snippets.benchmark_views.planner import measured_entries
 
     return measured_entries(
-        [r for r in benchmarks.load_results("checkpointing", ROOT) if not r.traced]
+        [r for r in benchmarks.load_results(checkpointing(), ROOT) if r.kind != "traced"]
     )
 
 
@@ -317,7 +322,8 @@ def test_the_recommendation_never_prefers_an_estimate_the_measurements_contradic
 
 
 def test_the_planner_page_labels_estimates_and_says_why_cpu_ratios_need_not_carry_over():
-    html = benchmarks.render_embed(["checkpointing", "planner"], ROOT, strict=False)
+    registry = course_config.benchmarks(ROOT)
+    html = benchmarks.render_embed(["checkpointing", "planner"], ROOT, registry, strict=False)
     script = (ROOT / "docs" / "assets" / "planner.js").read_text(encoding="utf-8")
     overhead = script[script.index("function overheadText") :]
     overhead = overhead[: overhead.index("\n  }\n")]

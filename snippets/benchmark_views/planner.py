@@ -17,9 +17,10 @@ from dataclasses import asdict, dataclass
 from types import ModuleType
 from typing import Any
 
-from snippets.benchmark_views.tables import describe_run, step_runs
+from snippets.benchmark_views.names import describe_parameter
+from snippets.benchmark_views.step import describe_run, step_runs
 from tools.benchmarks.errors import BenchmarkError
-from tools.benchmarks.formatting import describe_parameter, esc
+from tools.benchmarks.formatting import esc
 from tools.benchmarks.results import Results
 
 

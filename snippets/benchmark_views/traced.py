@@ -152,9 +152,7 @@ def view_traced_fsdp(results: list[Results]) -> str:
     result = traced_file(results)
     runs = result.data.get("fsdp")
     if not runs:
-        raise BenchmarkError(
-            f"{result.path}: no fsdp part; run {result.regenerate}"
-        )
+        raise BenchmarkError(f"{result.path}: no fsdp part; run {result.regenerate}")
     traced = [r for r in runs if "error" not in r]
     heads = [f"{r['name']}, rank 0 of {r['world']}: {_LAYOUTS[r['layout']]}" for r in traced]
     lines = [

@@ -27,18 +27,18 @@ def counted(monkeypatch: pytest.MonkeyPatch) -> dict[str, list]:
     """Record every page parse and every deck build of the code under test."""
     calls: dict[str, list] = {"parse": [], "deck": [], "page": [], "scan": []}
     real_parse, real_deck = parser.parse_page, deck.build_apkg
-    real_page, real_scan = site_pages.render_page, offline.remote_loads
+    real_page, real_scan = site_pages.render_page, offline.built_page_scan
 
     def render_page(page, *args, **kwargs):
         calls["page"].append(page.docs_path)
         return real_page(page, *args, **kwargs)
 
-    def remote_loads(html):
+    def built_page_scan(html):
         calls["scan"].append(1)
         return real_scan(html)
 
     monkeypatch.setattr(site_pages, "render_page", render_page)
-    monkeypatch.setattr(offline, "remote_loads", remote_loads)
+    monkeypatch.setattr(offline, "built_page_scan", built_page_scan)
 
     def parse_page(path, *args, **kwargs):
         calls["parse"].append(path)

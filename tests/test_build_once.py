@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -29,18 +30,18 @@ def counted(monkeypatch: pytest.MonkeyPatch) -> dict[str, list]:
     """Record every page parse and every deck build of the code under test."""
     calls: dict[str, list] = {"parse": [], "deck": [], "page": [], "scan": []}
     real_parse, real_deck = parser.parse_page, deck.build_apkg
-    real_page, real_scan = site_pages.render_page, offline.remote_loads
+    real_page, real_scan = site_pages.render_page, offline.built_page_scan
 
     def render_page(page, *args, **kwargs):
         calls["page"].append(page.docs_path)
         return real_page(page, *args, **kwargs)
 
-    def remote_loads(html):
+    def built_page_scan(html):
         calls["scan"].append(1)
         return real_scan(html)
 
     monkeypatch.setattr(site_pages, "render_page", render_page)
-    monkeypatch.setattr(offline, "remote_loads", remote_loads)
+    monkeypatch.setattr(offline, "built_page_scan", built_page_scan)
 
     def parse_page(path, *args, **kwargs):
         calls["parse"].append(path)
@@ -148,3 +149,57 @@ def test_failed_background_work_fails_the_build_and_keeps_the_site(tmp_path, mon
         cli.build_site(site, root=root)
     assert [p.name for p in site.iterdir()] == ["kept.html"]
     assert not list(tmp_path.glob(".site-*"))
+
+
+def test_a_built_page_is_read_once_for_both_of_its_checks(monkeypatch: pytest.MonkeyPatch):
+    readings: list[str] = []
+    real = offline.LexborHTMLParser
+
+    def parser_counted(html: str):
+        readings.append(html)
+        return real(html)
+
+    page = (
+        '<!doctype html><html><head><script src="https://cdn.example.org/x.js"></script>'
+        '<link rel="stylesheet" href="https://fonts.example.org/a.css"></head>'
+        '<body onload="steal()"><img src="//img.example.org/i.png"><p>text</p></body></html>'
+    )
+    monkeypatch.setattr(offline, "LexborHTMLParser", parser_counted)
+    remote, script = offline.built_page_scan(page)
+    assert readings == [page]
+    assert len(remote) == 3 and any("onload" in found for found in script)
+    assert remote == offline.remote_loads(page)  # what the separate scan of remote loads finds
+    assert script == offline.built_page_active_content(page)
+
+
+def test_a_check_parses_each_version_of_mkdocs_yml_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    """The settings, the docs folder, the theme's strings and the identity check all read
+    mkdocs.yml: one parse of each version (this one, and the first published one from git)."""
+    import yaml
+
+    from tools.course import config as course_config
+
+    root = copy_course(tmp_path / "course")
+    git = ["git", "-c", "user.name=T", "-c", "user.email=t@example.org", "-c", "commit.gpgsign=0"]
+    for args in (["init", "-q"], ["add", "mkdocs.yml"], ["commit", "-qm", "settings"]):
+        subprocess.run([*git, *args], cwd=root, check=True)
+    config_file = root / "mkdocs.yml"
+    config_file.write_text(config_file.read_text("utf-8") + "# edited since\n", "utf-8")
+    parsed: list[str] = []
+    real = yaml.load
+
+    def load(text, Loader):
+        parsed.append(text)
+        return real(text, Loader=Loader)
+
+    course_config.parse_yaml.cache_clear()
+    monkeypatch.setattr(yaml, "load", load)
+    assert load_checked_course(root, syntax=MKDOCS).errors == []
+    assert len(parsed) == len(set(parsed)) == 2
+    # libyaml's values are the pure-Python parser's; a broken file gets the latter's message.
+    text = (root / "mkdocs.yml").read_text("utf-8")
+    assert real(text, Loader=course_config._FastLoader) == real(text, Loader=course_config._Loader)
+    with pytest.raises(yaml.YAMLError, match="expected ',' or ']', but got '<stream end>'"):
+        course_config.parse_yaml("nav: [a,\nb: 2\n")

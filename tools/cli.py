@@ -74,6 +74,7 @@ def cmd_deck(args: argparse.Namespace) -> int:
     if course is None:
         return 1
     out = Path(args.output or args.course / "build" / Path(course.config.deck_file).name)
+    gc.freeze()  # the checked course lives until the command ends: no collection walks it again
     deck.write_deck(
         course, out, timestamp=buildinfo.source_date_epoch(args.course), root=args.course
     )

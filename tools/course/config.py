@@ -28,6 +28,7 @@ They are required, never derived from the deck name, so that renaming a course k
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -52,7 +53,24 @@ class _Loader(yaml.SafeLoader):
     here, and a safe loader must not build them."""
 
 
-_Loader.add_multi_constructor("", lambda loader, suffix, node: None)
+class _FastLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):
+    """:class:`_Loader` on libyaml's parser, where PyYAML was built with it: the same values."""
+
+
+for _loader in (_Loader, _FastLoader):
+    _loader.add_multi_constructor("", lambda loader, suffix, node: None)
+
+
+@functools.lru_cache(maxsize=4)
+def parse_yaml(text: str) -> Any:
+    """One version of ``mkdocs.yml``, parsed once however many checks read it (the settings,
+    the docs folder, the theme's strings, the deck's identity), keyed on the text itself, so
+    an edit is parsed afresh. Callers only read the result. Text that is not YAML raises the
+    pure-Python parser's ``yaml.YAMLError``: its wording and line are what messages show."""
+    try:
+        return yaml.load(text, Loader=_FastLoader)
+    except yaml.YAMLError:
+        return yaml.load(text, Loader=_Loader)
 
 
 def _site_path(suffix: str) -> Callable[[Any], str | None]:
@@ -150,7 +168,7 @@ def plugin_settings(config: Any) -> dict | None:
 def docs_dir(root: Path) -> str:
     """The course's ``docs_dir`` (MkDocs' default ``docs`` when unset or unreadable)."""
     try:
-        config = yaml.load((root / CONFIG_FILE).read_text("utf-8"), Loader=_Loader)
+        config = parse_yaml((root / CONFIG_FILE).read_text("utf-8"))
     except (OSError, UnicodeDecodeError, yaml.YAMLError):
         return "docs"
     value = config.get("docs_dir") if isinstance(config, dict) else None
@@ -167,7 +185,7 @@ def _read(root: Path) -> tuple[str, dict, dict, int]:
     except OSError as exc:
         raise CourseError(where, f"cannot read the course settings: {exc.strerror}") from exc
     try:
-        config = yaml.load(text, Loader=_Loader) or {}
+        config = parse_yaml(text) or {}
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         at = Location(CONFIG_FILE, mark.line + 1) if mark else where
@@ -268,7 +286,7 @@ def theme_problems(root: Path) -> list[CourseError]:
     cannot be read: :func:`load` reports that)."""
     try:
         text = (root / CONFIG_FILE).read_text("utf-8")
-        config = yaml.load(text, Loader=_Loader) or {}
+        config = parse_yaml(text) or {}
     except (OSError, UnicodeDecodeError, yaml.YAMLError):
         return []
     if not isinstance(config, dict):

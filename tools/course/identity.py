@@ -67,7 +67,7 @@ def check(root: Path) -> list[CourseError]:
 def _course(text: str) -> dict:
     """The course's settings in one version of ``mkdocs.yml``: the plugin's, or ``extra.course``
     where they were kept before the engine was a plugin (the history's first commits)."""
-    config = yaml.load(text, Loader=course_config._Loader) or {}
+    config = course_config.parse_yaml(text) or {}
     course = course_config.plugin_settings(config)
     if course is None and isinstance(config, dict):
         course = (config.get("extra") or {}).get("course")

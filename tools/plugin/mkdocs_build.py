@@ -10,6 +10,7 @@ pages parse in the background while MkDocs loads.
 from __future__ import annotations
 
 import contextlib
+import gc
 import html
 import logging
 import os
@@ -62,9 +63,14 @@ def _build(
             raise SystemExit(1)
         _course_plugin(config).use(course, pool)
         config.plugins.on_startup(command="build", dirty=False)
+        # The checked course, MkDocs' settings and every module loaded so far live until the
+        # build ends: out of the collector's sight, its collections while MkDocs renders the
+        # pages skip them instead of walking them again each time.
+        gc.freeze()
         try:
             build(config)
         finally:
+            gc.unfreeze()
             config.plugins.on_shutdown()
         return course
     except MkDocsException as exc:

@@ -124,7 +124,14 @@ def built_page_active_content(html: str) -> list[str]:
     and mkdocs-jupyter's known inline scripts, data blocks, ``<meta>`` that only describes the
     page, and scripts loaded from the site itself (its files are checked where they come from:
     ``extra.course.active_files``, the theme's own)."""
-    return _scan(html, known_scripts=THEME_SCRIPTS | NOTEBOOK_SCRIPTS, whole_page=True)[1]
+    return built_page_scan(html)[1]
+
+
+def built_page_scan(html: str) -> tuple[list[str], list[str]]:
+    """``(remote_loads(html), built_page_active_content(html))`` from one reading of the page:
+    what a page would load from elsewhere does not depend on which scripts are the theme's, and
+    a built page, with its navigation, is the largest text a build scans."""
+    return _scan(html, known_scripts=THEME_SCRIPTS | NOTEBOOK_SCRIPTS, whole_page=True)
 
 
 def script_digest(text: str) -> str:

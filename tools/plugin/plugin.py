@@ -120,8 +120,9 @@ class CoursePlugin(BasePlugin[CourseSettings]):
         """Check the whole built page, in the background, for remote loads and for script that
         is not the theme's own: the theme's partials, ``overrides/`` and the settings they print
         are scanned like the content."""
-        self.build.check_later("remote-loads", output, offline.remote_loads, page)
-        self.build.check_later("built-page-script", output, offline.built_page_active_content, page)
+        self.build.check_later(
+            output, page, offline.built_page_scan, "remote-loads", "built-page-script"
+        )
         self.build.outputs.written(page.file.dest_uri, output.encode("utf-8", "xmlcharrefreplace"))
         return output
 

@@ -18,8 +18,8 @@ plugin (:mod:`tools.plugin.plugin`) does at each of MkDocs' events, on the plain
   place, read each card and question back as a search entry of its own, and scan a Markdown
   page's content for a script, a handler or a script address, in the background. Search results
   then link to the item itself, and the search plugin never parses the items' markup.
-- check_later (``on_post_page``): scan the built page, in the background, for anything it would
-  load from outside the site.
+- check_later (``on_post_page``): scan the built page, in the background and in one reading,
+  for anything it would load from outside the site and for script that is not the theme's own.
 - finish (``on_post_build``): collect the background work, failing the build on anything a scan
   found (nothing is published then), write the deck and review data, add the item entries to
   Material's search index, and keep this build's page work for the next one
@@ -261,7 +261,7 @@ class SiteBuild:
         # Markdown pages, and the lab notebook (its template's own scripts apart)
         markdown_page = page.file.src_uri.endswith(".md")
         scan = offline.active_content if markdown_page else offline.notebook_active_content
-        self.check_later("active-content", page.content, scan, page)
+        self.check_later(page.content, page, scan, "active-content")
         return self.page_assets.of("".join(block.html for block in blocks))
 
     def fill(self, html: str, blocks: list[PageBlock], *, items: bool, page: Page) -> str:
@@ -272,15 +272,17 @@ class SiteBuild:
         except site_pages.SiteError as exc:
             raise PluginError(str(exc)) from None
 
-    def check_later(
-        self, kind: str, html: str, scan: Callable[[str], list[str]], page: Page
-    ) -> None:
-        """Scan ``html`` in the background, or take the stored answer and act on it now."""
-        key, found = self.memo.find(kind, (html,))
+    def check_later(self, html: str, page: Page, scan: Callable[[str], Any], *kinds: str) -> None:
+        """Scan ``html`` in the background, or take the stored answer, and act on it now.
 
-        def use(found: list[str]) -> None:
+        ``scan`` finds a list of problems for one kind, or a list per kind for several: one
+        reading of a whole built page answers both of its checks (remote loads, script)."""
+        key, found = self.memo.find("+".join(kinds), (html,))
+
+        def use(found: list) -> None:
             self.memo.put(key, found)
-            _refuse(kind, f"{self.docs_name}/{page.file.src_uri}", found)
+            for kind, problems in zip(kinds, found if len(kinds) > 1 else [found], strict=True):
+                _refuse(kind, f"{self.docs_name}/{page.file.src_uri}", problems)
 
         if found is MISSING:
             self.pending.append((self.background.submit_small(scan, html), use))

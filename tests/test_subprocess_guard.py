@@ -87,6 +87,9 @@ def make_course(root: Path, lessons: int) -> Path:
     lesson = (FIXTURE / "docs" / "lessons" / "01-finding-your-way.md").read_text("utf-8")
     (root / "docs" / "lessons").mkdir(parents=True)
     shutil.copy(FIXTURE / "docs" / "index.md", root / "docs" / "index.md")
+    # the course's own benchmark: its Python and its results file
+    shutil.copytree(FIXTURE / "reading", root / "reading")
+    shutil.copytree(FIXTURE / "docs" / "benchmarks", root / "docs" / "benchmarks")
     names = [f"{n:02d}-lesson.md" for n in range(1, lessons + 1)]
     for number, name in enumerate(names, 1):
         text = lesson.replace("# Finding your way", f"# Lesson {number}")

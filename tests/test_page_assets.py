@@ -17,7 +17,7 @@ from tools.plugin import assets
 
 LESSON = "lessons/02-gradient-checkpointing.html"  # cards and a quiz, no planner
 PLANNER = "lessons/02-part-3-measuring-and-choosing.html"
-PLAIN_PAGES = ("review.html", "glossary.html", "index.html")  # no course items
+PLAIN_PAGES = ("review.html", "glossary.html", "index.html")  # no course items (review: its queue)
 
 
 def loads(site: Path, page: str) -> tuple[list[str], list[str], list[str]]:
@@ -44,6 +44,8 @@ def test_page_only_assets_are_exactly_on_the_pages_with_their_elements(built_sit
     for page in PLAIN_PAGES:
         styles, preloads, _ = loads(built_site, page)
         assert preloads == [] and "assets/planner.css" not in styles, page
+        assert ("assets/review/review.css" in styles) == (page == "review.html"), page
+    assert "assets/review/review.css" not in loads(built_site, LESSON)[0]
     for page in (LESSON, PLANNER, *PLAIN_PAGES):
         _, _, scripts = loads(built_site, page)
         assert not any(path in s for s in scripts for path in assets.PAGE_ONLY), (page, scripts)
@@ -82,6 +84,11 @@ def test_split_takes_page_only_entries_out_and_of_picks_them_by_element():
     assert page_assets.of(card) == {
         "course_styles": [],
         "course_scripts": ["assets/review/inline.js"],
+    }
+    review = '<div id="course-review" class="course-review"><p>Needs JavaScript.</p></div>'
+    assert assets.split(["assets/review/review.css"], []).of(review) == {
+        "course_styles": ["assets/review/review.css"],
+        "course_scripts": [],
     }
     planner = '<form class="planner"></form>'
     assert page_assets.of(planner) == {

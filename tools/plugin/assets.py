@@ -3,9 +3,9 @@
 ``mkdocs.yml`` lists every stylesheet and script of the site (``extra_css``,
 ``extra_javascript``), and MkDocs would put each on every page. Some of them drive one kind of
 element only: the planner's form, the flashcards and quiz questions that can be graded where
-they stand. :data:`PAGE_ONLY` names those, each with the CSS selector of what it drives; the
-hook takes them out of MkDocs' lists (:func:`split`) and gives each page the ones whose
-elements its course blocks hold (:meth:`PageAssets.of`). ``overrides/main.html`` puts them in the
+they stand, the Review page's queue. :data:`PAGE_ONLY` names those, each with the CSS selector
+of what it drives; the hook takes them out of MkDocs' lists (:func:`split`) and gives each page
+the ones whose elements its content holds (:meth:`PageAssets.of`). ``overrides/main.html`` puts them in the
 page's ``<head>``: a stylesheet as a ``<link rel="stylesheet">``, a script as a
 ``<link rel="preload" as="script">``, which ``docs/assets/startup.js`` runs once the page has
 loaded (Material's instant navigation swaps the head's links along with the page, but would not
@@ -24,6 +24,7 @@ PAGE_ONLY = {
     "assets/planner.css": "form.planner",
     "assets/planner.js": "form.planner",
     "assets/review/inline.js": "details.flashcard, fieldset.quiz-question",
+    "assets/review/review.css": "#course-review",
 }
 
 
@@ -34,10 +35,10 @@ class PageAssets:
     styles: tuple[str, ...] = ()
     scripts: tuple[str, ...] = ()
 
-    def of(self, blocks_html: str) -> dict[str, list[str]]:
-        """The template's variables for a page whose course blocks are ``blocks_html``: the
-        stylesheets and scripts among these whose elements the blocks hold."""
-        tree = LexborHTMLParser(blocks_html) if blocks_html else None
+    def of(self, content_html: str) -> dict[str, list[str]]:
+        """The template's variables for a page whose content is ``content_html``: the
+        stylesheets and scripts among these whose elements it holds."""
+        tree = LexborHTMLParser(content_html) if content_html else None
         used = {path for path, selector in PAGE_ONLY.items() if tree and tree.css_first(selector)}
         return {
             "course_styles": [path for path in self.styles if path in used],

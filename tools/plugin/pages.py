@@ -22,6 +22,7 @@ from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from tools.course.model import Card, CardGroup, Embed, Heading, Page, Question, Quiz, script_lang
 from tools.course.parser import split_lines
+from tools.plugin.search import without_figures
 from tools.render.markdown_html import render_markdown
 
 # Interface text of a quiz, in the quiz's own language. Urdu strings are plain, everyday words.
@@ -417,4 +418,5 @@ def render_embed(embed: Embed, *, root: Path, strict_results: bool) -> str:
         raise SiteError(f"{embed.location}: unknown embed '::: {embed.name}'")
     from tools import benchmarks
 
-    return benchmarks.render_embed(list(embed.args), root, strict=strict_results)
+    html = benchmarks.render_embed(list(embed.args), root, strict=strict_results)
+    return without_figures(html)

@@ -52,4 +52,6 @@ def test_a_formula_carries_no_attribute_that_html_gives_it_anyway():
     assert inline.startswith('<math dir="ltr"><msup>'), inline
     assert block.startswith('<math dir="ltr" display="block"><msup>'), block
     labelled = tex_to_mathml("a", labelled=True)
-    assert labelled == '<span role="math" aria-label="a"><math dir="ltr" alttext="a"><mi>a</mi></math></span>'
+    assert labelled == (
+        '<span role="math" aria-label="a"><math dir="ltr" alttext="a"><mi>a</mi></math></span>'
+    )

@@ -55,7 +55,7 @@ PAGE_ONLY = {
     "assets/planner.css": "form.planner",
     "assets/planner.js": "form.planner",
     "assets/review/inline.js": "details.flashcard, fieldset.quiz-question",
-    "assets/review/review.css": "#course-review",
+    "assets/review/review.css": "#course-review, details.flashcard, fieldset.quiz-question",
 }
 
 

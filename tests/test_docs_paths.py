@@ -49,7 +49,7 @@ def _read(name: str) -> bool:
         name in ("README.md", "CONTRIBUTING.md", "mkdocs.yml")
         or (name.endswith(".py") and top in ("tools", "snippets", "tests"))
         or (top in ("deck", ".ci", ".github") and not name.endswith((".json", ".woff2")))
-        or (name.startswith("docs/assets/") and name.endswith((".js", ".css")))
+        or (name.startswith("tools/plugin/static/") and name.endswith((".js", ".css")))
     )
 
 

@@ -1,5 +1,6 @@
-"""Grading on lesson pages (docs/assets/review/inline.js) and the Review page's Anki export
-(docs/assets/review/export.js), in headless Chromium; the export is imported with Anki's library.
+"""Grading on lesson pages (tools/plugin/static/review/inline.js) and the Review page's Anki
+export (tools/plugin/static/review/export.js), in headless Chromium; the export is imported
+with Anki's library.
 
 Every page opened through ``open_site`` is checked for console errors and for requests that leave
 the local server when its test ends (conftest.py).

@@ -1,5 +1,5 @@
 """Each stylesheet and script loads only on the pages that use it, and no script blocks the
-first paint (tools/plugin/assets.py, overrides/main.html, docs/assets/startup.js).
+first paint (tools/plugin/assets.py, overrides/main.html, tools/plugin/static/startup.js).
 
 Lighthouse's figures are a benchmark (tests/perf/bench_pageload.py); this checks the built
 pages' heads and bodies: what they load, and how.
@@ -9,15 +9,17 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from types import SimpleNamespace
 
 import yaml
 
 from tools.buildkit.buildinfo import ROOT
+from tools.course import published
 from tools.plugin import assets
 
 LESSON = "lessons/02-gradient-checkpointing.html"  # cards and a quiz, no planner
 PLANNER = "lessons/02-part-3-measuring-and-choosing.html"
-PLAIN_PAGES = ("review.html", "glossary.html", "index.html")  # no course items
+PLAIN_PAGES = ("review.html", "glossary.html", "index.html")  # no course items (review: its queue)
 
 
 def loads(site: Path, page: str) -> tuple[list[str], list[str], list[str]]:
@@ -44,6 +46,8 @@ def test_page_only_assets_are_exactly_on_the_pages_with_their_elements(built_sit
     for page in PLAIN_PAGES:
         styles, preloads, _ = loads(built_site, page)
         assert preloads == [] and "assets/planner.css" not in styles, page
+        assert ("assets/review/review.css" in styles) == (page == "review.html"), page
+    assert "assets/review/review.css" in loads(built_site, LESSON)[0]  # grading's buttons
     for page in (LESSON, PLANNER, *PLAIN_PAGES):
         _, _, scripts = loads(built_site, page)
         assert not any(path in s for s in scripts for path in assets.PAGE_ONLY), (page, scripts)
@@ -60,16 +64,17 @@ def test_no_course_script_blocks_the_page(built_site):
     assert not re.search(r"<script\b[^>]*\bsrc=", head)
 
 
-def test_every_page_only_asset_is_listed_once_in_the_site_settings():
-    """mkdocs.yml lists every asset; the engine's page-only ones must be among them, or a page
-    that needs one would never get it."""
+def test_every_page_only_asset_is_one_of_the_engines_files_listed_once():
+    """The engine lists its stylesheets and scripts (assets.STYLES, SCRIPTS), each a file it
+    ships; the page-only ones must be among them, or a page that needs one would never get it."""
+    listed = [*assets.STYLES, *assets.SCRIPTS]
+    assert len(set(listed)) == len(listed)
+    assert set(assets.PAGE_ONLY) <= set(listed)
+    generated = {"assets/review/index.js"}  # written by tools/plugin/review.py
+    for path in set(listed) - generated:
+        assert (assets.STATIC / path.removeprefix("assets/")).is_file(), path
     config = yaml.safe_load((ROOT / "mkdocs.yml").read_text("utf-8"))
-    listed = [
-        entry if isinstance(entry, str) else entry["path"]
-        for key in ("extra_css", "extra_javascript")
-        for entry in config[key]
-    ]
-    assert sorted(p for p in listed if p in assets.PAGE_ONLY) == sorted(assets.PAGE_ONLY)
+    assert "extra_css" not in config and "extra_javascript" not in config  # the course has none
 
 
 def test_split_takes_page_only_entries_out_and_of_picks_them_by_element():
@@ -80,8 +85,13 @@ def test_split_takes_page_only_entries_out_and_of_picks_them_by_element():
     assert page_assets.of("") == {"course_styles": [], "course_scripts": []}
     card = '<details class="flashcard"><summary>Q</summary>A</details>'
     assert page_assets.of(card) == {
-        "course_styles": [],
+        "course_styles": [],  # review.css is not in this course's list
         "course_scripts": ["assets/review/inline.js"],
+    }
+    review = '<div id="course-review" class="course-review"><p>Needs JavaScript.</p></div>'
+    assert assets.split(["assets/review/review.css"], []).of(review) == {
+        "course_styles": ["assets/review/review.css"],
+        "course_scripts": [],
     }
     planner = '<form class="planner"></form>'
     assert page_assets.of(planner) == {
@@ -93,3 +103,49 @@ def test_split_takes_page_only_entries_out_and_of_picks_them_by_element():
         "course_styles": [],
         "course_scripts": [],
     }
+
+
+# --- the engine's files ship with the plugin ----------------------------------------------------
+
+
+def test_the_course_holds_only_content_and_the_site_serves_the_plugins_files(built_site):
+    """The engine's stylesheets, scripts, fonts and libraries are package data of the plugin
+    (tools/plugin/static/), served at assets/ as they are; the course's docs/ has none."""
+    assert not (ROOT / "docs" / "assets").exists()
+    shipped = [path for path in assets.STATIC.rglob("*") if path.is_file()]
+    assert {"course.css", "startup.js", "review/store.js", "vendor/ts-fsrs/index.umd.js"} <= {
+        path.relative_to(assets.STATIC).as_posix() for path in shipped
+    }
+    for path in shipped:
+        served = built_site / "assets" / path.relative_to(assets.STATIC)
+        assert served.read_bytes() == path.read_bytes(), served
+    pyproject = (ROOT / "pyproject.toml").read_text("utf-8")
+    assert '"tools.plugin" = ["static/**/*"]' in pyproject  # installed with the plugin
+
+
+def test_the_plugins_files_pass_the_checks_a_courses_files_pass():
+    """What the course check asks of docs/ (style sheets in UTF-8 that load nothing from
+    elsewhere, no symlink out, every file that runs in a browser named), the plugin's files
+    meet too, with every script of theirs named."""
+    scripts = tuple(
+        path.relative_to(assets.STATIC).as_posix() for path in assets.STATIC.rglob("*.js")
+    )
+    static = assets.STATIC
+    assert published.check(static.parent, static.name, scripts) == []
+    assert published.check(static.parent, static.name, ()) != []  # the check does look
+
+
+def test_the_plugin_puts_its_files_before_the_courses_own_and_keeps_one_it_lists():
+    config = SimpleNamespace(
+        extra_css=["extra.css"], extra_javascript=["assets/course.js"], docs_dir=str(ROOT / "docs")
+    )
+    assets.add_to_config(config)
+    assert config.extra_css == [*assets.STYLES, "extra.css"]
+    scripts = [str(entry) for entry in config.extra_javascript]
+    assert scripts == [*(p for p in assets.SCRIPTS if p != "assets/course.js"), "assets/course.js"]
+    assert all(entry.defer for entry in config.extra_javascript[:-1])
+    # a course without a Review page gets no review scripts (nor their files)
+    bare = SimpleNamespace(extra_css=[], extra_javascript=[], docs_dir=str(ROOT / "snippets"))
+    assets.add_to_config(bare)
+    assert bare.extra_css == ["assets/course.css", "assets/planner.css"]
+    assert not any("/review/" in str(entry) for entry in bare.extra_javascript)

@@ -43,3 +43,15 @@ def test_a_formula_keeps_its_text_and_loses_its_outer_row():
     assert re.search(r"<math[^>]*><msqrt><mi>L</mi>", mathml), mathml  # no row around either
     assert re.sub(r"<[^>]+>", "", mathml) == "L/c+ab"
     assert mathml.count("<mrow>") == mathml.count("</mrow>") == 2  # the fraction's, kept
+
+
+def test_a_formula_carries_no_attribute_that_html_gives_it_anyway():
+    """No xmlns (the HTML parser puts <math> in MathML's namespace) and no display="inline"
+    (the default); a displayed formula still says so."""
+    inline, block = tex_to_mathml("x^2"), tex_to_mathml("x^2", display=True)
+    assert inline.startswith('<math dir="ltr"><msup>'), inline
+    assert block.startswith('<math dir="ltr" display="block"><msup>'), block
+    labelled = tex_to_mathml("a", labelled=True)
+    assert labelled == (
+        '<span role="math" aria-label="a"><math dir="ltr" alttext="a"><mi>a</mi></math></span>'
+    )

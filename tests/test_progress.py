@@ -28,6 +28,7 @@ from tools.anki import progress, progress_read  # noqa: E402
 from tools.anki.progress_apkg import to_apkg  # noqa: E402
 from tools.anki.progress_read import from_anki  # noqa: E402
 from tools.buildkit.buildinfo import ROOT  # noqa: E402
+from tools.plugin.assets import STATIC  # noqa: E402
 
 Collection = anki_collection.Collection
 DAY = 86_400_000
@@ -194,10 +195,10 @@ def test_the_command_converts_both_ways(course_deck, tmp_path):
 
 
 def test_the_page_and_this_module_read_one_format():
-    store = (ROOT / "docs" / "assets" / "review" / "store.js").read_text("utf-8")
+    store = (STATIC / "review" / "store.js").read_text("utf-8")
     assert f'var FORMAT = "{progress.FORMAT}";' in store
     assert f"var VERSION = {progress.VERSION};" in store
-    transfer = (ROOT / "docs" / "assets" / "review" / "transfer.js").read_text("utf-8")
+    transfer = (STATIC / "review" / "transfer.js").read_text("utf-8")
     assert progress.MAX_PROGRESS_BYTES == 8 * 1024 * 1024
     assert "var MAX_IMPORT_BYTES = 8 * 1024 * 1024;" in transfer  # one limit for a progress file
     assert f"var CLOCK_SKEW = {progress.CLOCK_SKEW_MS // 60_000} * 60 * 1000;" in store

@@ -14,7 +14,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from conftest import collect_errors
 
-from tools.buildkit.buildinfo import ROOT
+from tools.plugin.assets import STATIC
 
 pytestmark = pytest.mark.browser
 
@@ -23,7 +23,7 @@ HOME = "index.html"
 LESSON = "lessons/02-part-3-measuring-and-choosing.html"  # Lesson 2's quiz and planner
 STORAGE_KEY = "course-review:v1"
 T0 = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)
-ASSETS = ROOT / "docs" / "assets"
+ASSETS = STATIC  # the plugin's files, served as assets/
 NASTALIQ = "Noto Nastaliq Urdu"
 
 

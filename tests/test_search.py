@@ -9,12 +9,16 @@ side (typing in the search box finds a card) is in ``test_site_browser.py``.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
+
+from selectolax.lexbor import LexborHTMLParser
 
 from tools.buildkit.buildinfo import ROOT
 from tools.course.check import load_checked_course
 from tools.course.parser import parse_page
 from tools.plugin import pages as site_pages
+from tools.plugin import search
 from tools.plugin.syntax import MKDOCS
 
 LESSON = """\
@@ -100,3 +104,37 @@ def test_a_notebook_cells_code_is_in_the_index_once(built_site):
     assert html.count('<div class="clipboard-copy-txt" data-search-exclude') > 1
     assert html.count("def find_snippets(") == 1  # the copy (the cell is highlighted)
     assert lab.count("def find_snippets(") == 1  # the cell
+
+
+def test_a_benchmark_embed_is_indexed_by_its_captions_and_first_headers_only():
+    embed = (
+        '<div class="benchmark"><table><caption>Run A</caption>'
+        '<tr><th scope="row">No checkpointing</th><td class="num">46.1 MiB</td></tr></table>'
+        '<table><tr><th scope="row">No checkpointing</th><th>Step time</th><td>9 ms</td></tr>'
+        '</table><figure><svg viewBox="0 0 1 1"><text>46.1 MiB</text></svg>'
+        "<figcaption>Peaks</figcaption></figure></div>"
+    )
+    marked = search.without_figures(embed)
+    assert marked.count('<td data-search-exclude="figure" class="num">') == 1
+    assert marked.count('<td data-search-exclude="figure">') == 1
+    assert '<svg data-search-exclude="figure" viewBox="0 0 1 1">' in marked
+    assert marked.count('<th scope="row">No checkpointing</th>') == 1  # the first stays in
+    assert '<th data-search-exclude="repeat" scope="row">No checkpointing</th>' in marked
+    assert "<th>Step time</th>" in marked and "<caption>Run A</caption>" in marked
+    # Material's search plugin takes the marks out of the page once it has indexed it
+    assert re.sub(r"\s?data-search-\w+=\"[^\"]+\"", "", marked) == embed
+
+
+def test_the_built_index_holds_tables_by_their_words_not_their_figures(built_site):
+    docs = json.loads((built_site / "search" / "search_index.json").read_text("utf-8"))["docs"]
+    page = "lessons/02-gradient-checkpointing.html"
+    tree = LexborHTMLParser((built_site / page).read_text("utf-8"))
+    assert "data-search-" not in tree.html
+    table = tree.css_first(".benchmark table")
+    caption, cell = table.css_first("caption").text(), table.css_first("td").text()
+    text = " ".join(d["text"] for d in docs if d["location"].startswith(page))
+    assert " ".join(caption.split()) in text
+    assert cell not in text, cell  # figures are in the tables, not the index
+    for doc in docs:  # white space once, except in code
+        prose = re.sub(r"<pre>.*?</pre>", "<pre></pre>", doc["text"], flags=re.DOTALL)
+        assert not re.search(r"\s\s", prose), doc["location"]

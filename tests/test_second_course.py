@@ -29,6 +29,7 @@ from tools.buildkit.buildinfo import ROOT
 from tools.course import config as course_config
 from tools.course import notes as course_notes
 from tools.course.parser import parse_course
+from tools.plugin.assets import STATIC
 from tools.plugin.syntax import MKDOCS
 
 FIXTURE = ROOT / "tests" / "fixtures" / "second-course"
@@ -125,6 +126,18 @@ def test_the_second_course_builds_with_its_own_pages_and_deck(second_site: Path)
     found = notes(apkg)
     assert [guid for guid, _, _ in found] == expected
     assert {mid for _, mid, _ in found} == set(SECOND.note_type_ids.values())
+
+
+def test_the_second_course_gets_the_engines_files_from_the_installed_plugin(second_site: Path):
+    """It has no docs/assets of its own: the plugin adds its stylesheets, scripts and fonts to
+    the site and to the pages; without a Review page, none of the review scripts."""
+    assert not (FIXTURE / "docs" / "assets").exists()
+    for name in ("course.css", "course.js", "startup.js", "fonts/OFL.txt"):
+        assert (second_site / "assets" / name).read_bytes() == (STATIC / name).read_bytes(), name
+    lesson = (second_site / "lessons" / "01-finding-your-way.html").read_text("utf-8")
+    assert '<link rel="stylesheet" href="../assets/course.css">' in lesson
+    assert '<script src="../assets/startup.js" defer>' in lesson
+    assert "assets/review/" not in lesson
 
 
 def test_guids_come_from_the_courses_namespace():

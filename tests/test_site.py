@@ -18,10 +18,10 @@ import pytest
 
 pytest.importorskip("markdown_it", reason="the course engine's dependencies are not installed")
 
-from tools.buildkit.buildinfo import ROOT
 from tools.course.model import Embed, Location
 from tools.course.parser import parse_page
 from tools.plugin import pages as site
+from tools.plugin.assets import STATIC
 from tools.plugin.syntax import MKDOCS
 
 LESSON = """\
@@ -442,7 +442,7 @@ def test_a_missing_browser_skips_locally_and_fails_under_ci(monkeypatch):
 
 
 def test_script_never_turns_text_into_markup_or_code():
-    script = (ROOT / "docs" / "assets" / "course.js").read_text("utf-8")
+    script = (STATIC / "course.js").read_text("utf-8")
     for forbidden in (
         "innerHTML",
         "outerHTML",
@@ -454,16 +454,16 @@ def test_script_never_turns_text_into_markup_or_code():
     ):
         assert forbidden not in script, forbidden
     assert "CourseStartup.onEachPage(" in script  # re-initialised after instant navigation
-    startup = (ROOT / "docs" / "assets" / "startup.js").read_text("utf-8")
+    startup = (STATIC / "startup.js").read_text("utf-8")
     assert "document$" in startup  # Material's announcement of each new page
 
 
 def test_font_and_license_are_served_from_the_site():
-    fonts = ROOT / "docs" / "assets" / "fonts"
-    css = (ROOT / "docs" / "assets" / "course.css").read_text("utf-8")
+    fonts = STATIC / "fonts"
+    css = (STATIC / "course.css").read_text("utf-8")
     for url in re.findall(r"url\(\"?([^\")]+)\"?\)", css):
         assert not re.match(r"(https?:)?//", url), url
-        assert (ROOT / "docs" / "assets" / url).is_file(), url
+        assert (STATIC / url).is_file(), url
     assert "SIL Open Font License" in (fonts / "OFL.txt").read_text("utf-8")
     assert "font-display: swap" in css
 

@@ -26,7 +26,7 @@ from tools.plugin import outputs
 
 ROOT = Path(__file__).resolve().parents[1]
 LAB = "docs/lab/checkpointing-lab.py"
-STORE = "docs/assets/review/store.js"
+STORE = "tools/plugin/static/review/store.js"
 needs_landlock = pytest.mark.skipif(
     sandbox.abi_version() < 1, reason="this kernel has no Landlock: the lab runs unconfined"
 )
@@ -100,7 +100,8 @@ def on_post_page(output, *, page, config):
         site = Path(config.site_dir)
         (site / "rt29.html").write_text("<script>alert(1)</script>")
         (site / "assets" / "course.js").write_text("alert(1)")
-        with open(Path(config.docs_dir) / "assets" / "review" / "store.js", "a") as f:
+        store = Path(config.config_file_path).parent / "tools/plugin/static/review/store.js"
+        with open(store, "a") as f:
             f.write("alert(1)")
     return output
 """
@@ -117,7 +118,7 @@ def test_files_the_build_did_not_make_fail_it_before_the_site_is_replaced(tmp_pa
     assert result.returncode != 0
     assert "the site folder holds what the build did not make" in result.stderr
     for expected in (
-        f"{STORE} changed while the site was built",
+        "assets/review/store.js changed while the site was built",  # the plugin's source
         "/rt29.html: a file the build did not make",
         "/assets/course.js: changed after the build wrote it",
     ):

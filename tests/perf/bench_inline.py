@@ -4,7 +4,7 @@ Run after a build: ``.venv/bin/python tests/perf/bench_inline.py [--site site]``
 
 - the bytes (gzipped) grading adds to a lesson page: the scripts a lesson loads once grading is
   on (inline.js, schedule.js, ts-fsrs) plus what grew in files every page loads (the styles in
-  review.css, the quiz's answer event in course.js);
+  course.css, the quiz's answer event in course.js);
 - the time from a grade to the header's new count (median over the lesson's flashcards,
   headless Chromium);
 - the time the Review page's "Export for Anki" takes for 500 reviewed items, sql.js and the
@@ -42,13 +42,14 @@ def added_bytes(site: Path) -> dict[str, int]:
         name: gz((assets / name).read_bytes())
         for name in ("review/inline.js", "review/schedule.js", "vendor/ts-fsrs/index.umd.js")
     }
-    css = (assets / "review" / "review.css").read_text("utf-8")
-    marker = css.index("/* Grading on lesson pages")
+    css = (assets / "course.css").read_text("utf-8")
+    start = css.index("/* --- Grading on lesson pages")
+    grading = css[start : css.index("/* --- ", start + 1)]
     course = (assets / "course.js").read_text("utf-8")
     event = re.search(r"\n *// A new answer, for the grading.*\n.*\n", course).group()
     return {
         **loaded,
-        "review/review.css (styles)": gz(css.encode()) - gz(css[:marker].encode()),
+        "course.css (grading styles)": gz(css.encode()) - gz(css.replace(grading, "").encode()),
         "course.js (answer event)": gz(course.encode()) - gz(course.replace(event, "\n").encode()),
     }
 

@@ -27,6 +27,7 @@ from tools.anki import deck, progress  # noqa: E402
 from tools.anki.progress_apkg import to_apkg  # noqa: E402
 from tools.course import notes  # noqa: E402
 from tools.course.parser import parse_course  # noqa: E402
+from tools.plugin.assets import STATIC  # noqa: E402
 from tools.plugin.syntax import MKDOCS  # noqa: E402
 
 NOW = 1_796_000_000_000
@@ -108,7 +109,7 @@ def bench_weight() -> None:
     print("Review page scripts before any click (raw / gzipped bytes), main -> this tree:")
     added = 0
     for name in ON_LOAD:
-        now = (ROOT / "docs" / "assets" / "review" / name).read_bytes()
+        now = (STATIC / "review" / name).read_bytes()
         shown = subprocess.run(
             ["git", "show", f"main:docs/assets/review/{name}"], cwd=ROOT, capture_output=True
         )

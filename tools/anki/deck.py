@@ -312,15 +312,15 @@ def _model(
 
 # --- media: the course's Urdu font ----------------------------------------------------------
 #
-# Urdu cards are set in the font the site serves (docs/assets/fonts, one copy in the repository);
-# cards.css loads it with @font-face for Urdu runs only. Anki keeps a media file that no field
-# references only when its name starts with "_", so every name here does (the licence too: the
-# OFL asks for it to travel with the font). Anki matches media by name on import: a name it already
-# has is not imported again (re-importing adds no copy), even when the incoming file differs, so
-# learners would keep the old font. A changed font file therefore needs a new name here and in
-# cards.css; tests/test_deck_fonts.py pins each name to its file's hash.
+# Urdu cards are set in the font the site serves (tools/plugin/static/fonts, one copy in the
+# repository); cards.css loads it with @font-face for Urdu runs only. Anki keeps a media file that
+# no field references only when its name starts with "_", so every name here does (the licence too:
+# the OFL asks for it to travel with the font). Anki matches media by name on import: a name it
+# already has is not imported again (re-importing adds no copy), even when the incoming file
+# differs, so learners would keep the old font. A changed font file therefore needs a new name here
+# and in cards.css; tests/test_deck_fonts.py pins each name to its file's hash.
 
-FONTS = ROOT / "docs" / "assets" / "fonts"
+FONTS = Path(__file__).resolve().parents[1] / "plugin" / "static" / "fonts"  # the package's
 DECK_MEDIA = {  # name in the deck -> file in FONTS
     "_noto-nastaliq-urdu-400.woff2": "noto-nastaliq-urdu-arabic-400-normal.woff2",
     "_noto-nastaliq-urdu-700.woff2": "noto-nastaliq-urdu-arabic-700-normal.woff2",

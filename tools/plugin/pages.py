@@ -4,7 +4,7 @@ The site generator hands us a page's Markdown; we swap the source lines of each 
 for a placeholder and leave every other line alone, so the generator renders the rest as usual,
 then put the blocks' HTML in place of the placeholders (:func:`render_page`,
 :func:`fill_blocks`). The HTML works without JavaScript (native ``<details>`` reveal the
-answers); ``docs/assets/course.js`` adds the interactive layer (scored quizzes, a show-all
+answers); ``tools/plugin/static/course.js`` adds the interactive layer (scored quizzes, a show-all
 control) on top of it. Course text only reaches the page through
 :func:`tools.render.markdown_html.render_markdown`, which escapes raw HTML; every attribute value is
 escaped here, so nothing an author writes becomes markup or script.
@@ -24,6 +24,7 @@ from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from tools.course.model import Card, CardGroup, Embed, Heading, Page, Question, Quiz, script_lang
 from tools.course.parser import split_lines
+from tools.plugin.search import without_figures
 from tools.render.markdown_html import render_markdown
 
 # Interface text of a quiz, in the quiz's own language. Urdu strings are plain, everyday words.
@@ -436,4 +437,5 @@ def render_embed(
         raise SiteError(f"{embed.location}: unknown embed '::: {embed.name}'")
     from tools import benchmarks as engine
 
-    return engine.render_embed(list(embed.args), root, benchmarks, strict=strict_results)
+    html = engine.render_embed(list(embed.args), root, benchmarks, strict=strict_results)
+    return without_figures(html)

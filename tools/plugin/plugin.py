@@ -29,7 +29,7 @@ from mkdocs.utils.templates import TemplateContext
 from tools.buildkit import buildinfo, workers
 from tools.course import check as course_check
 from tools.course.model import Course
-from tools.plugin import offline
+from tools.plugin import assets, offline
 from tools.plugin.settings import CourseSettings
 from tools.plugin.site_build import SiteBuild
 from tools.plugin.syntax import MKDOCS
@@ -56,6 +56,7 @@ class CoursePlugin(BasePlugin[CourseSettings]):
             pool = self._pool.enter_context(workers.build_pool())
         if course is None:
             course = self._course(config, pool)
+        assets.add_to_config(config)  # the engine's stylesheets and scripts (package data)
         self.build = SiteBuild(config, course, pool)  # on_build_error closes the pool if not
         self.build.configure(config)
         return config
@@ -74,7 +75,9 @@ class CoursePlugin(BasePlugin[CourseSettings]):
     def on_files(self, files: Files, *, config: MkDocsConfig) -> Files:
         """Add the deck and the review page's data as files of the site, so pages can link to
         them and links are validated. Both are made in the background and written in
-        on_post_build."""
+        on_post_build. The engine's own files come from the plugin package
+        (:func:`tools.plugin.assets.add_files`)."""
+        assets.add_files(files, config)
         return self.build.add_files(files, config)
 
     @event_priority(-100)  # after every plugin's files

@@ -11,10 +11,10 @@ Two generated scripts, because ``fetch()`` of a local file fails when the site i
 
 - ``assets/review/index.js`` (every page, small): each item's GUID, lesson and kind, in the
   deck's reading order, enough for the header's due count, the review page's queue and filters,
-  and grading an item where it stands on its lesson's page (``docs/assets/review/inline.js``
+  and grading an item where it stands on its lesson's page (``tools/plugin/static/review/inline.js``
   pairs a lesson's items of each kind with its flashcards and questions in page order);
 - ``assets/review/anki.js`` (only when the learner exports progress for Anki): the built deck's
-  collection database, which ``docs/assets/review/export.js`` fills with the schedule;
+  collection database, which ``tools/plugin/static/review/export.js`` fills with the schedule;
 - ``assets/review/content.js`` (the review page only): each item's front and back as HTML from
   the site renderer (:func:`tools.plugin.pages.course_html`: escaped course text, MathML, ``dir`` on
   code), with the language of every piece so Urdu is right-to-left in Nastaliq.

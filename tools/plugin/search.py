@@ -8,9 +8,20 @@ twice: a notebook's code cell carries a hidden copy of its source for the copy b
 highlighted source. :func:`without_copies` marks those copies ``data-search-exclude``, which the
 plugin skips; search still finds the code, in the cell itself.
 
+A benchmark embed is found by its captions and its tables' row and column headers, not by its
+figures: :func:`without_figures` marks for the plugin to skip the figures' cells, each header
+cell that repeats one of an earlier table of the same embed (its tables share their strategies
+and columns), and its charts, whose labels and figures the plugin would read from the SVG's
+text, twice for a chart drawn in a wide and a narrow layout. The figures change with every
+measurement, and the plugin runs neighbouring cells and labels together ("46.0 GiB46.0 GiB"),
+so a search for one rarely found it; they and the repeats were much of the index's weight.
+Material takes the marks out of the page once it has indexed it.
+
 The cards and quiz questions are not in the prose the plugin reads (the hook puts them in after
 it has indexed the page); :func:`add_item_entries` adds one entry for each, linking to it, read
-back from the page (:func:`tools.plugin.pages.search_entries`).
+back from the page (:func:`tools.plugin.pages.search_entries`). It also collapses the runs of
+white space that the plugin keeps from the Markdown's indented lines (code apart, where they are
+the code's).
 """
 
 from __future__ import annotations
@@ -21,6 +32,10 @@ from pathlib import Path
 from typing import Any
 
 _COPY = re.compile(r'<div class="clipboard-copy-txt"(?=[\s>])')
+_CELL = re.compile(r"<(td|svg)(?=[\s>])")
+_HEADER = re.compile(r"<th(?=[\s>])([^>]*)>(.*?)</th>", re.DOTALL)
+_PRE = re.compile(r"(<pre>.*?</pre>)", re.DOTALL)
+_SPACES = re.compile(r"\s{2,}")
 
 
 def without_copies(html: str) -> str:
@@ -28,16 +43,31 @@ def without_copies(html: str) -> str:
     return _COPY.sub('<div class="clipboard-copy-txt" data-search-exclude', html)
 
 
+def without_figures(embed_html: str) -> str:
+    """A benchmark embed's HTML, its tables' figures, its repeated header cells and its charts
+    left out of search (its captions and the first of each header stay in)."""
+    seen: set[str] = set()
+
+    def header(match: re.Match[str]) -> str:
+        if match.group(2) not in seen:
+            seen.add(match.group(2))
+            return match.group()
+        return f'<th data-search-exclude="repeat"{match.group(1)}>{match.group(2)}</th>'
+
+    return _HEADER.sub(header, _CELL.sub(r'<\1 data-search-exclude="figure"', embed_html))
+
+
 def add_item_entries(index_file: Path, entries: dict[str, list[dict[str, str]]]) -> None:
     """Put each page's card and question ``entries`` (by page URL) after that page's own entries
     in Material's search index (its client expects a page's entry before those of its
     sections)."""
-    if not entries or not index_file.is_file():  # no Material search
+    if not index_file.is_file():  # no Material search
         return
     entries = dict(entries)
     index = json.loads(index_file.read_text("utf-8"))
     docs: list[dict[str, Any]] = []
     for entry in index["docs"]:
+        entry["text"] = _collapsed(entry["text"])
         url = entry["location"].partition("#")[0]
         if docs and docs[-1]["location"].partition("#")[0] != url:
             docs += _entries_of(entries, docs[-1]["location"].partition("#")[0])
@@ -53,3 +83,9 @@ def _entries_of(entries: dict[str, list[dict[str, str]]], url: str) -> list[dict
         {"location": f"{url}#{e['anchor']}", "title": e["title"], "text": e["text"]}
         for e in entries.pop(url, [])
     ]
+
+
+def _collapsed(text: str) -> str:
+    """``text`` with each run of white space outside ``<pre>`` made one space."""
+    parts = _PRE.split(text)
+    return "".join(part if n % 2 else _SPACES.sub(" ", part) for n, part in enumerate(parts))

@@ -262,7 +262,7 @@ class SiteBuild:
         markdown_page = page.file.src_uri.endswith(".md")
         scan = offline.active_content if markdown_page else offline.notebook_active_content
         self.check_later(page.content, page, scan, "active-content")
-        return self.page_assets.of("".join(block.html for block in blocks))
+        return self.page_assets.of(page.content)
 
     def fill(self, html: str, blocks: list[PageBlock], *, items: bool, page: Page) -> str:
         """:func:`tools.plugin.pages.fill_blocks`, its problems as ``path:line`` build errors."""

@@ -4,9 +4,10 @@ The review page schedules with ``ts-fsrs`` (npm, MIT), the maintained FSRS imple
 with a scheduler of our own, and writes a learner's progress as an Anki package with ``sql.js``
 (npm, MIT: SQLite compiled to WebAssembly), not with a SQLite writer of our own. The site must
 work offline and from ``file://``, so each package's built browser file is committed under
-``docs/assets/vendor/<package>/`` (no CDN); sql.js's is the build that carries its WebAssembly
-inline, since ``fetch()`` of a separate ``.wasm`` file is refused from ``file://``. Next to it: its
-LICENSE and a ``VENDOR.json`` that records the version, the registry's integrity string (a
+``tools/plugin/static/vendor/<package>/``, with the plugin's other files (served as
+``assets/vendor/<package>/``, no CDN); sql.js's is the build that carries its WebAssembly inline,
+since ``fetch()`` of a separate ``.wasm`` file is refused from ``file://``. Next to it: its LICENSE
+and a ``VENDOR.json`` that records the version, the registry's integrity string (a
 sha512 of the package tarball, as ``npm view <pkg>@<version> dist.integrity`` prints it) and a
 sha256 of each file taken from it.
 
@@ -31,7 +32,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from tools.buildkit.buildinfo import ROOT
+from tools.plugin.assets import STATIC
 
 
 @dataclass(frozen=True)
@@ -52,12 +53,12 @@ class Vendored:
 
 TS_FSRS = Vendored(
     package="ts-fsrs",
-    folder=ROOT / "docs" / "assets" / "vendor" / "ts-fsrs",
+    folder=STATIC / "vendor" / "ts-fsrs",
     files={"index.umd.js": "package/dist/index.umd.js", "LICENSE": "package/LICENSE"},
 )
 SQL_JS = Vendored(
     package="sql.js",
-    folder=ROOT / "docs" / "assets" / "vendor" / "sql.js",
+    folder=STATIC / "vendor" / "sql.js",
     files={"sql-wasm-inline.js": "package/dist/sql-wasm-inline.js", "LICENSE": "package/LICENSE"},
 )
 PACKAGES = {vendored.package: vendored for vendored in (TS_FSRS, SQL_JS)}

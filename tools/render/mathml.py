@@ -41,11 +41,13 @@ def tex_to_mathml(tex: str, *, display: bool = False, labelled: bool = False) ->
         mathml = latex2mathml.converter.convert(tex, display="block" if display else "inline")
     except Exception:  # latex2mathml raises many kinds of errors on malformed TeX
         return tex_source(tex)
-    mathml = without_inferred_rows(safe_mathml(mathml))
+    # No xmlns (not an allowed attribute: an HTML parser puts <math> in MathML's namespace by
+    # itself) and no display="inline", the default: a lesson holds over a hundred formulas.
+    mathml = without_inferred_rows(safe_mathml(mathml)).replace(' display="inline"', "", 1)
     if not labelled:
-        return mathml.replace("<math ", '<math dir="ltr" ', 1)
+        return mathml.replace("<math", '<math dir="ltr"', 1)
     label = html.escape(speakable_tex(tex))
-    mathml = mathml.replace("<math ", f'<math dir="ltr" alttext="{label}" ', 1)
+    mathml = mathml.replace("<math", f'<math dir="ltr" alttext="{label}"', 1)
     return f'<span role="math" aria-label="{label}">{mathml}</span>'
 
 
@@ -138,7 +140,6 @@ MATHML_ATTRIBUTES = frozenset(
         "numalign",
         "denomalign",
         "voffset",
-        "xmlns",
     ]
 )
 

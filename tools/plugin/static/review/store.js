@@ -449,16 +449,18 @@
     });
   }
 
-  // Loads the scripts that define ``globals`` (names in SCRIPTS), in order, each once.
+  // Loads the scripts that define ``globals`` (names in SCRIPTS), each once. All are asked for
+  // at once, so they download side by side rather than one after the other; a script added with
+  // async = false runs in the order it was added, so each still runs after those it needs.
   var loading = {};
   function need(globals) {
-    return globals.reduce(function (ready, name) {
-      return ready.then(function () {
+    return Promise.all(
+      globals.map(function (name) {
         if (window[name]) return null;
         if (!loading[name]) loading[name] = loadScript(new URL(SCRIPTS[name], HERE).href);
         return loading[name];
-      });
-    }, Promise.resolve());
+      })
+    );
   }
 
   // --- the review page: load its scripts, then mount it ----------------------------------------

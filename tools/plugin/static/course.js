@@ -241,7 +241,10 @@
   // the wrapper's data-scrolls (course.css shows a line above the table); keyboard users can
   // scroll it only if it takes focus, and a focusable region needs a name, which says so too.
   // Whether it scrolls changes with the width and when a hidden table is shown (the planner's):
-  // each wrapper is measured again whenever it or its table changes size.
+  // each wrapper is measured again whenever it or its table changes size. Where ResizeObserver
+  // exists, its first report measures the wrapper, after the browser's own layout: measuring at
+  // once would lay out every table of the page before its first paint, and a table that the
+  // browser skips while off screen (course.css: content-visibility) when it comes into view.
   function markScrollArea(wrap) {
     var scrolls = wrap.scrollWidth > wrap.clientWidth + 1;
     if (scrolls === wrap.hasAttribute("data-scrolls")) return;
@@ -265,8 +268,7 @@
     Array.prototype.forEach.call(document.querySelectorAll(".md-typeset__scrollwrap"), function (wrap) {
       if (wrap.hasAttribute("data-course-watched")) return;
       wrap.setAttribute("data-course-watched", "");
-      markScrollArea(wrap);
-      if (typeof ResizeObserver !== "function") return;
+      if (typeof ResizeObserver !== "function") return markScrollArea(wrap);
       var observer = new ResizeObserver(function () {
         markScrollArea(wrap);
       });

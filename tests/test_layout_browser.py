@@ -53,7 +53,12 @@ def tables_at(open_site, built_site: Path, viewport: dict[str, int]) -> dict[str
     found = {}
     for path in site_pages(built_site):
         page = watched.goto(path)
-        page.wait_for_timeout(100)  # course.js measures the wrappers once they are laid out
+        # Embeds are laid out only near the screen (content-visibility), and course.js measures
+        # a wrapper once it is laid out: bring each one to the screen, as a reader scrolling does.
+        for wrapper in page.locator(".md-typeset__scrollwrap").all():
+            wrapper.scroll_into_view_if_needed()
+            page.wait_for_timeout(20)
+        page.wait_for_timeout(100)
         found[path] = page.evaluate(TABLES_JS)
     return found
 

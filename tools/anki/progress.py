@@ -2,15 +2,15 @@
 Anki's card columns and back: shared by every route between the Review page and Anki
 (``python3 -m tools progress to-anki|into-anki|from-anki``).
 
-The progress file is what the Review page exports (``docs/assets/review/store.js``): per note
-GUID, the FSRS card ts-fsrs returned at the last review and a log of ``[time, grade]`` or
+The progress file is what the Review page exports (``tools/plugin/static/review/store.js``): per
+note GUID, the FSRS card ts-fsrs returned at the last review and a log of ``[time, grade]`` or
 ``[time, grade, answer ms]`` entries.
 
 The routes: :mod:`tools.anki.progress_apkg` writes a package for a collection that does not yet
 hold the course, :mod:`tools.anki.progress_merge` writes the schedule into a learner's own
 collection (the only route into cards Anki already has: its importer never changes an existing
 card's schedule), and :mod:`tools.anki.progress_read` reads an Anki export back, within bounds.
-The browser writes the package by the same rules (``docs/assets/review/export.js``).
+The browser writes the package by the same rules (``tools/plugin/static/review/export.js``).
 
 A card's columns: a review card is due on a day number; a learning step shorter than a day is
 due at a moment (Anki's queue 1), a longer one on a day (queue 3). ``left`` is the number of

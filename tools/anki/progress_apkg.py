@@ -12,7 +12,7 @@ note type, deck and media, the Urdu font included) with the card columns of
 creation time is set to the start of the first day anyone reviewed, so a review card's day number
 counts from there and Anki's importer, which moves review days by the difference between its
 "today" and the package's, leaves each card due on the day the site said. The browser writes the
-same package by the same rules (``docs/assets/review/export.js``).
+same package by the same rules (``tools/plugin/static/review/export.js``).
 """
 
 from __future__ import annotations

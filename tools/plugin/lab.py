@@ -1,8 +1,8 @@
 """The lab notebook, executed away from the repository: the only code the site build runs.
 
 A lab cell is a contributor's code. Run by mkdocs-jupyter inside the build, a cell printed
-``.git/config`` into the page, wrote a page into the staging folder, and appended a script to
-``docs/assets/review/store.js``. So the build executes the notebook itself, before MkDocs
+``.git/config`` into the page, wrote a page into the staging folder, and appended a script to the
+Review page's ``store.js``. So the build executes the notebook itself, before MkDocs
 renders it, and mkdocs-jupyter only renders the executed notebook (``execute`` is turned off
 for it, :func:`take_over`):
 

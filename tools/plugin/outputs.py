@@ -5,7 +5,7 @@ copied from ``docs/`` or the theme has its source's bytes as they were when the 
 a page, a theme template and a generated file (deck, review data, practice zip, search index)
 the bytes the build wrote. Anything else in the folder, or any of these changed since, was
 written by something the build ran (a lab cell, before it was confined, wrote a page into the
-staging folder and appended a script to ``docs/assets/review/store.js``), so the build fails
+staging folder and appended a script to the Review page's ``store.js``), so the build fails
 before ``site/`` is replaced, naming the file. The sources are compared again at the end too:
 a source that changed during the build is refused even when its copy was made after.
 """

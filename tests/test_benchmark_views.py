@@ -64,14 +64,54 @@ def test_breakdown_draws_every_run_in_one_accessible_figure_from_the_committed_f
         for row in run["rows"]:
             assert fmt_bytes(row["step_peak_bytes"]) in texts
     ok = sum(1 for run in runs for r in run["rows"] if r["status"] == "ok")
-    assert len(svg.findall(f"{SVG}rect")) == 4 + 4 * ok  # the legend, then four per bar
-    assert '[data-md-color-scheme="slate"]' in out and "currentColor" in out
+    assert len(svg.findall(f"{SVG}rect")) == 4  # the legend's swatches
+    assert [len(rects) for rects in _segments(svg)] == [ok] * 4  # each term: a rect per bar
+    assert "currentColor" in svg.get("style", "")
+
+
+def test_a_bar_chart_adds_texts_not_shapes_for_more_bars(root: Path):
+    """What the course adds to a page for a bar chart: the texts a reader sees (a name and a
+    figure per bar), a path per colour however many bars there are, the legend's swatches and
+    the grid; no style sheet of its own (the site's stylesheet styles every chart, once)."""
+    data = committed()
+    added = len(data["rows"])
+    data["rows"] = data["rows"] * 2  # the first run's bars twice: the same axis, more bars
+    write(root, data)
+    for layout in ("bm-wide", "bm-narrow"):
+        (few,) = svgs(render(ROOT, "plot-breakdown"), layout)
+        (more,) = svgs(render(root, "plot-breakdown"), layout)
+        for svg in (few, more):
+            assert svg.find(f".//{SVG}style") is None
+            assert {e.tag.removeprefix(SVG) for e in svg.iter()} == {
+                "svg",
+                "title",
+                "text",
+                "tspan",
+                "rect",
+                "path",
+                "line",
+            } - ({"tspan"} if layout == "bm-wide" else set())
+
+        def count(svg: ET.Element, *tags: str) -> int:
+            return sum(len(list(svg.iter(f"{SVG}{tag}"))) for tag in tags)
+
+        assert count(more, "rect", "path", "line") == count(few, "rect", "path", "line")
+        assert count(more, "text") == count(few, "text") + 2 * added
+        assert count(few, "path") == 4 and count(few, "rect") == 4  # a path, a swatch per term
+
+
+def _segments(svg: ET.Element) -> list[list[tuple[float, float, float]]]:
+    """Per colour path, in the legend's order: each bar's segment as (left, top, width)."""
+    rect = re.compile(r"M([\d.]+) ([\d.]+)h([\d.]+)v13h-\3z")
+    paths = [p.get("d", "") for p in svg.findall(f"{SVG}path")]
+    for d in paths:
+        assert rect.sub("", d) == "", d  # nothing but rectangles
+    return [[tuple(map(float, m)) for m in rect.findall(d)] for d in paths]
 
 
 def _bar_lengths(svg: ET.Element) -> list[float]:
-    """Each bar's length in pixels: its four segments, summed (the legend's swatches skipped)."""
-    widths = [float(r.get("width")) for r in svg.findall(f"{SVG}rect")][4:]
-    return [sum(widths[i : i + 4]) for i in range(0, len(widths), 4)]
+    """Each bar's length in pixels: its four segments, summed."""
+    return [sum(seg[2] for seg in bar) for bar in zip(*_segments(svg), strict=True)]
 
 
 def test_breakdown_bars_are_the_files_figures(root: Path):
@@ -138,10 +178,13 @@ def test_on_a_phone_the_bars_stack_under_their_names_at_full_text_size():
     scale = narrow_bars[0] / wide_bars[0]
     assert narrow_bars == pytest.approx([length * scale for length in wide_bars], abs=0.5)
     # Each name is on its own line above its bar: no text shares a bar's rows.
-    tops = [float(r.get("y")) for r in narrow.findall(f"{SVG}rect")][4:]
+    tops = [seg[1] for rects in _segments(narrow) for seg in rects]
     names = {float(t.get("y")) for t in narrow.iter(f"{SVG}text") if t.get("x") == "8"}
     assert all(not (top <= y <= top + 13) for top in tops for y in names)
-    assert "(max-width:44.9375em){.benchmark-svg.bm-wide{display:none}" in out
+    css = (ROOT / "tools" / "plugin" / "static" / "course.css").read_text("utf-8")
+    phone = "@media screen and (max-width: 44.9375em) {\n  .benchmark-svg.bm-wide {\n"
+    assert phone + "    display: none;" in css
+    assert "@media not screen and (max-width: 44.9375em) {\n  .benchmark-svg.bm-narrow {" in css
 
 
 def test_the_bar_canvas_grows_with_its_rows_and_has_the_other_plots_width():
@@ -254,7 +297,8 @@ def test_a_row_that_ran_out_of_memory_is_named_not_drawn(root: Path):
     write(root, data)
     out = render(ROOT, "plot-breakdown")
     (svg,) = svgs(render(root, "plot-breakdown"))
-    assert len(svg.findall(f"{SVG}rect")) == len(svgs(out)[0].findall(f"{SVG}rect")) - 4
+    bars = [len(rects) for rects in _segments(svg)]
+    assert bars == [len(rects) - 1 for rects in _segments(svgs(out)[0])]  # one bar fewer
     assert "OOM: ran out of memory" in [t.text for t in svg.iter(f"{SVG}text")]
 
 

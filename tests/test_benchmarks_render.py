@@ -6,6 +6,7 @@ file made in a temporary directory (never committed as a result).
 from __future__ import annotations
 
 import json
+import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
@@ -97,7 +98,10 @@ def test_plots_are_accessible_deterministic_svg(
         assert svg.find("{http://www.w3.org/2000/svg}title") is not None
     # GPU first; dark-mode colours present; text follows the page colour.
     assert out.index("NVIDIA H200") < out.index(sample["provenance"]["device"]["name"])
-    assert '[data-md-color-scheme="slate"]' in out and "currentColor" in out
+    assert all("fill:currentColor" in svg.get("style", "") for svg in svgs)
+    css = (ROOT / "tools" / "plugin" / "static" / "course.css").read_text("utf-8")
+    for colour in sorted(set(re.findall(r"\bbm-[a-d]\b", out))):  # styled once, for both schemes
+        assert f".{colour} {{ color:" in css and f'"slate"] .{colour} {{ color:' in css
     assert "GiB)" in out  # the H200 chart's axis is in GiB
 
 

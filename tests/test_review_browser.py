@@ -42,6 +42,26 @@ def open_review(open_site, at: datetime = T0, **options):
     return watched, page
 
 
+@pytest.mark.parametrize("width", [390, 1280])
+def test_the_text_under_the_queue_stays_put_when_the_queue_appears(open_site, width):
+    """Until page.js mounts the queue, its container holds about the room of the queue's first
+    screen (review.css), so the text under it is painted where it stays: no layout shift."""
+    watched = open_site()
+    watched.page.set_viewport_size({"width": width, "height": 844})
+    watched.page.clock.set_fixed_time(T0)
+    watched.page.add_init_script(
+        "document.addEventListener('DOMContentLoaded', () => {"
+        " window.keysTop = document.getElementById('keys').getBoundingClientRect().top; });"
+    )
+    page = watched.goto(REVIEW)
+    page.locator("#course-review[data-state='ready']").wait_for()
+    before = page.evaluate("window.keysTop")
+    after = page.evaluate("document.getElementById('keys').getBoundingClientRect().top")
+    queue = page.evaluate("document.getElementById('course-review').getBoundingClientRect().height")
+    assert page.evaluate("document.getElementById('course-review').dataset.state") == "ready"
+    assert abs(after - before) < queue / 10, (before, after, queue)
+
+
 def set_time(page, at: datetime) -> None:
     page.clock.set_fixed_time(at)
     page.reload()

@@ -2,7 +2,9 @@
 by plain Material, and beside the engine at another commit.
 
 Run: ``.venv/bin/python tests/perf/bench_pageload.py [--runs R] [--old REF|none]
-[--page PATH ...]``. It is a benchmark that prints figures, not a test; it takes minutes.
+[--page PATH ...] [--keep DIR]``. It is a benchmark that prints figures, not a test; it takes
+minutes. ``--keep`` copies Lighthouse's JSON reports into DIR, to read its diagnostics (the LCP
+element and its phases, main-thread work, fonts) beside the figures.
 
 Three sites are built into a temporary folder: ``ours`` (``python -m tools.cli build`` of this
 checkout), ``plain`` (``mkdocs build`` of the same pages with the hook taken out of a copy of
@@ -172,6 +174,7 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=2, help="Lighthouse runs per page and site")
     ap.add_argument("--old", help="the engine to compare with (default: where HEAD left main)")
     ap.add_argument("--page", action="append", help=f"site path to audit (default: {PAGES})")
+    ap.add_argument("--keep", type=Path, help="folder to copy Lighthouse's JSON reports into")
     args = ap.parse_args()
     os.environ["NO_MKDOCS_2_WARNING"] = "1"
     command = lighthouse()
@@ -192,6 +195,9 @@ def main() -> None:
                     for name in order:
                         out = tmp / f"{name}-{number}-{page.replace('/', '_')}.json"
                         figures = audit(command, urls[name] + page, out)
+                        if args.keep:
+                            args.keep.mkdir(parents=True, exist_ok=True)
+                            shutil.copy(out, args.keep / out.name)
                         figures["HTML KiB"] = (sites[name] / page).stat().st_size / 1024
                         index = sites[name] / SEARCH_INDEX
                         figures["index KiB"] = index.stat().st_size / 1024 if index.is_file() else 0

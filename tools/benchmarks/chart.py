@@ -5,42 +5,25 @@ Hand-written rather than matplotlib: importing matplotlib would cost the build s
 SVG carries random ids, so the same results would not give the same bytes. Colours work on light
 and on Material's dark "slate" pages, text follows the page colour (``currentColor``), and series
 also differ by marker shape and dash pattern, so colour is never the only cue.
+
+A bar chart's segments are drawn as one path per colour, not one rect each: every element a page
+holds costs its parsing and style, and the figures they stand for are in the view's tables and
+in the chart's label and text.
 """
 
 from __future__ import annotations
 
 import math
 import textwrap
+from collections.abc import Callable
 
 from tools.benchmarks.formatting import esc
 
 # The canvas: the text column's width at 12 px text.
 _W, _H = 680, 400
-_STYLE = (
-    "<style>"
-    ".bm-a{color:#1559b0}.bm-b{color:#b3470c}.bm-c{color:#2e7d32}.bm-d{color:#7b1fa2}"
-    '[data-md-color-scheme="slate"] .bm-a{color:#8ab8ff}'
-    '[data-md-color-scheme="slate"] .bm-b{color:#ffab70}'
-    '[data-md-color-scheme="slate"] .bm-c{color:#81c784}'
-    '[data-md-color-scheme="slate"] .bm-d{color:#d59be6}'
-    ".benchmark-svg .bm-mark{fill:currentColor;stroke:currentColor}"
-    ".benchmark-svg .bm-hollow{fill:none;stroke:currentColor;stroke-width:1.5}"
-    ".benchmark-svg .bm-line{fill:none;stroke:currentColor;stroke-width:2}"
-    ".benchmark-svg .bm-pred{stroke-dasharray:6 4;stroke-width:1.5}"
-    ".benchmark-svg .bm-grid{stroke:currentColor;stroke-opacity:.15}"
-    ".benchmark-svg .bm-axis{stroke:currentColor}"
-    ".benchmark-svg .bm-ref{fill:none;stroke:currentColor;stroke-dasharray:2 3}"
-    ".benchmark-svg .bm-seg{stroke:#fff;stroke-width:1}"
-    '[data-md-color-scheme="slate"] .benchmark-svg .bm-seg{stroke:#1e2129}'
-    # A figure drawn twice (Bars): the stacked layout on a phone, where the wide one would
-    # shrink its 12 px text to about 6 px, the wide one elsewhere. A plot with axes keeps its
-    # layout there, at no less than 11/12 of its size (text 11 px or more), scrolling sideways.
-    "@media screen and (max-width:44.9375em){.benchmark-svg.bm-wide{display:none}"
-    ".benchmark-plot figure{overflow-x:auto}"
-    f".benchmark-svg:not(.bm-narrow){{min-width:{-(-_W * 11 // 12)}px}}}}"
-    "@media not screen and (max-width:44.9375em){.benchmark-svg.bm-narrow{display:none}}"
-    "</style>"
-)
+# The canvas's classes (colours, strokes, the layouts of a figure drawn twice) are styled by the
+# site's stylesheet, once a page (``tools/plugin/static/course.css``, "Charts"), not by a copy in
+# every figure.
 # The margins around the plot area that hold ticks, axis titles and the legend.
 _LEFT, _RIGHT, _TOP, _BOTTOM = 72, 20, 44, 56
 _CHAR_WIDTH = 7.0  # rough width of one character of 12px sans-serif, for laying out text
@@ -251,7 +234,7 @@ class Bars:
 
     The figure is drawn twice: wide, names left of the bars, and stacked (:class:`_Stacked`),
     each name above its bar on a canvas as narrow as a phone's column, so its text keeps its
-    size there; the page shows one of them by its width (``_STYLE``)."""
+    size there; the page shows one of them by its width (the site's stylesheet)."""
 
     LEFT, RIGHT, TOP, ROW, BOTTOM = 160, 76, 40, 20, 46
 
@@ -259,6 +242,7 @@ class Bars:
         self.xt = _ticks(0, maximum)
         self.height = self.TOP + rows * self.ROW + self.BOTTOM
         self.parts: list[str] = []
+        self.segments = _Segments()
         self.stacked = _Stacked(self.xt)
 
     def x(self, v: float) -> float:
@@ -274,15 +258,8 @@ class Bars:
         y = self._middle(row)
         self.stacked.bar(name, segments, end)
         self.parts.append(_text(self.LEFT - 8, y + 4, name, "end"))
-        start = 0.0
-        for cls, value in segments:
-            x0, x1 = self.x(start), self.x(start + value)
-            self.parts.append(
-                f'<rect class="{cls} bm-mark bm-seg" x="{x0:.1f}" y="{y - 7:.1f}" '
-                f'width="{x1 - x0:.1f}" height="13"/>'
-            )
-            start += value
-        self.parts.append(_text(self.x(start) + 6, y + 4, end))
+        end_x = self.segments.bar(segments, self.x, y - 7)
+        self.parts.append(_text(end_x + 6, y + 4, end))
 
     def heading(self, row: int, text: str) -> None:
         """Row ``row`` names the group of bars under it, from the left edge."""
@@ -325,7 +302,8 @@ class Bars:
     def svg(self, label: str, title: str) -> str:
         """The finished chart, wide and stacked; ``label`` is its aria-label, what a sighted
         reader sees in it."""
-        wide = _svg(self.height, label, title, self.parts, layout="bm-wide")
+        parts = self.parts + self.segments.paths()
+        wide = _svg(self.height, label, title, parts, layout="bm-wide")
         return wide + "\n" + self.stacked.svg(label, title)
 
 
@@ -367,6 +345,7 @@ class _Stacked:
 
     def svg(self, label: str, title: str) -> str:
         parts: list[str] = []
+        segments = _Segments()
         y = self._legend(parts)
         for row in self.rows:
             if row[0] == "heading":  # wrapped at word breaks: bold text is wider
@@ -382,15 +361,8 @@ class _Stacked:
             if row[0] == "note":
                 parts.append(_text(self.LEFT, y + 12 + self.LINE, row[2]))
             else:
-                start = 0.0
-                for cls, value in row[2]:
-                    x0, x1 = self.x(start), self.x(start + value)
-                    parts.append(
-                        f'<rect class="{cls} bm-mark bm-seg" x="{x0:.1f}" y="{y + 17:.1f}" '
-                        f'width="{x1 - x0:.1f}" height="13"/>'
-                    )
-                    start += value
-                parts.append(_text(self.x(start) + 6, y + 28, row[3]))
+                end_x = segments.bar(row[2], self.x, y + 17)
+                parts.append(_text(end_x + 6, y + 28, row[3]))
             y += 2 * self.LINE + 2
         top, bottom = self._legend([]), y + 4
         for v in self.xt:
@@ -406,7 +378,35 @@ class _Stacked:
         )
         height = round(bottom + self.BOTTOM)
         parts.append(_text(self.WIDTH / 2, height - 8, self.title, "middle"))
+        parts += segments.paths()
         return _svg(height, label, title, parts, layout="bm-narrow", width=self.WIDTH)
+
+
+class _Segments:
+    """A bar chart's segments, gathered by colour class: each class is one ``<path>`` of a
+    rectangle per segment, in the order the bars were added."""
+
+    def __init__(self) -> None:
+        self._by_class: dict[str, list[str]] = {}
+
+    def bar(
+        self, segments: list[tuple[str, float]], x: Callable[[float], float], top: float
+    ) -> float:
+        """One bar's ``(colour class, value)`` segments, stacked from zero on the axis that
+        ``x`` maps values onto, 13 px tall from ``top``; returns where the bar ends."""
+        start = 0.0
+        for cls, value in segments:
+            x0, x1 = x(start), x(start + value)
+            width = f"{x1 - x0:.1f}"
+            self._by_class.setdefault(cls, []).append(f"M{x0:.1f} {top:.1f}h{width}v13h-{width}z")
+            start += value
+        return x(start)
+
+    def paths(self) -> list[str]:
+        return [
+            f'<path class="{cls} bm-mark bm-seg" d="{"".join(rects)}"/>'
+            for cls, rects in self._by_class.items()
+        ]
 
 
 def _swatch(cls: str, content: str, x: float, y: float) -> list[str]:
@@ -431,14 +431,14 @@ def _svg(
 ) -> str:
     """An inline SVG of ``width`` (the page's) and ``height``: scales down, never overflows its
     column; text and lines follow the page's colour, light or dark. ``layout`` names the
-    variant of a figure drawn twice (``bm-wide``, ``bm-narrow``), which ``_STYLE`` shows by the
-    page's width."""
+    variant of a figure drawn twice (``bm-wide``, ``bm-narrow``), which the site's stylesheet
+    shows by the page's width."""
     cls = f"benchmark-svg {layout}".strip()
     return (
         f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" width="{width}" '
         f'height="{height}" role="img" aria-label="{esc(label)}" class="{cls}" '
         'style="max-width:100%;height:auto;font:12px sans-serif;fill:currentColor">'
-        f"<title>{esc(title)}</title>{_STYLE}" + "".join(parts) + "</svg>"
+        f"<title>{esc(title)}</title>" + "".join(parts) + "</svg>"
     )
 
 

@@ -56,6 +56,10 @@ def _entry(**changes: object) -> dict:
             "assets[0].drives: 'form.a{}<' must be a CSS selector",
         ),
         (
+            {"x": _entry(assets=[{"file": "pkg/a.js", "drives": "form.a,,p"}])},
+            "assets[0].drives: 'form.a,,p' must be a CSS selector",
+        ),
+        (
             {
                 "x": _entry(assets=[{"file": "pkg/a.js", "drives": "form.a"}]),
                 "y": _entry(assets=[{"file": "other/a.js", "drives": "form.b"}]),

@@ -40,6 +40,8 @@ from pathlib import Path, PurePosixPath
 from types import ModuleType
 from typing import Any
 
+from selectolax.lexbor import LexborHTMLParser, SelectolaxError
+
 from tools.benchmarks.errors import BenchmarkError
 
 SETTING = "plugins.course.benchmarks"  # how messages name the setting
@@ -174,9 +176,18 @@ def _assets_problem(assets: Any) -> str | None:
             return f"{where}.file: {file!r} must be a path inside the course"
         if not _ASSET_NAME.match(PurePosixPath(file).name):
             return f"{where}.file: {file!r} must be a .css or .js file named with a-z, 0-9, - and _"
-        if not isinstance(drives, str) or not _SELECTOR.match(drives):
+        if not isinstance(drives, str) or not _SELECTOR.match(drives) or not _parses(drives):
             return f"{where}.drives: {drives!r} must be a CSS selector (tags, classes, ids, ...)"
     return None
+
+
+def _parses(selector: str) -> bool:
+    """Whether the parser that picks each page's assets can use ``selector``."""
+    try:
+        LexborHTMLParser("<p></p>").css_first(selector)
+    except SelectolaxError:
+        return False
+    return True
 
 
 def missing_asset(value: dict, root: Path) -> tuple[str, str] | None:

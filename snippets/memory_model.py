@@ -2,9 +2,9 @@
 
 Two readers need it: the benchmark harness (``checkpointing.py``, which needs torch) writes the
 tables' "predicted" columns with it, and the memory planner of Lesson 2
-(``docs/assets/planner.js``, a port checked against this file by the browser tests) plans whole
-steps nobody measured, on real model shapes. So it imports nothing but ``math``, and every size
-is a parameter:
+(``benchmark_views/planner.js``, a port checked against this file by the browser tests) plans
+whole steps nobody measured, on real model shapes. So it imports nothing but ``math``, and every
+size is a parameter:
 
 - ``a``: bytes of one boundary tensor between two layers, [batch, tokens, hidden];
 - ``c``: what one layer keeps for backward, in units of a (:func:`block_bytes` counts it from

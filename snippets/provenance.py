@@ -21,7 +21,7 @@ from typing import Any
 
 from codehash import code_hash
 
-SCHEMA_VERSION = 2  # the format, described in tools/benchmarks/results.schema.json
+SCHEMA_VERSION = 2  # the format, described in snippets/benchmark_views/results.schema.json
 
 
 def _git(root: Path, *args: str) -> str | None:

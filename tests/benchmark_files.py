@@ -24,15 +24,13 @@ CPU_KIND = REGISTRY["checkpointing"].kind("cpu")  # what makes the CPU file, and
 
 
 def course_root(tmp_path: Path) -> Path:
-    """A course root holding the snippets and the schema, so the committed file is current there."""
+    """A course root holding the snippets (its schemas among them), so the committed file is
+    current there."""
     root = tmp_path / "repo"
     shutil.copytree(
         ROOT / "snippets", root / "snippets", ignore=shutil.ignore_patterns("__pycache__")
     )
     (root / "docs" / "benchmarks").mkdir(parents=True)
-    schema = CPU_KIND.schema  # not under snippets/ (yet)
-    (root / schema).parent.mkdir(parents=True, exist_ok=True)
-    shutil.copy(ROOT / schema, root / schema)
     return root
 
 

@@ -41,6 +41,31 @@ def _entry(**changes: object) -> dict:
             "files.cpu.code: '../elsewhere.py' must be a path inside the course",
         ),
         ({"x": _entry(results="/tmp")}, "results must be a folder inside the course"),
+        ({"x": _entry(assets="pkg/a.js")}, "assets must be a list of {file, drives}"),
+        ({"x": _entry(assets=[{"file": "pkg/a.js"}])}, "assets[0] needs file and drives"),
+        (
+            {"x": _entry(assets=[{"file": "../a.js", "drives": "form.a"}])},
+            "assets[0].file: '../a.js' must be a path inside the course",
+        ),
+        (
+            {"x": _entry(assets=[{"file": "pkg/a.html", "drives": "form.a"}])},
+            "assets[0].file: 'pkg/a.html' must be a .css or .js file",
+        ),
+        (
+            {"x": _entry(assets=[{"file": "pkg/a.js", "drives": "form.a{}<"}])},
+            "assets[0].drives: 'form.a{}<' must be a CSS selector",
+        ),
+        (
+            {"x": _entry(assets=[{"file": "pkg/a.js", "drives": "form.a,,p"}])},
+            "assets[0].drives: 'form.a,,p' must be a CSS selector",
+        ),
+        (
+            {
+                "x": _entry(assets=[{"file": "pkg/a.js", "drives": "form.a"}]),
+                "y": _entry(assets=[{"file": "other/a.js", "drives": "form.b"}]),
+            },
+            "assets: two files named a.js would be one file of the site",
+        ),
     ],
 )
 def test_a_misshapen_entry_names_what_is_wrong(value: dict, problem: str) -> None:
@@ -49,6 +74,12 @@ def test_a_misshapen_entry_names_what_is_wrong(value: dict, problem: str) -> Non
 
 def test_a_well_shaped_entry_has_no_problem() -> None:
     assert registry.problem({"x": ENTRY}) is None
+    drives = "form.a, div#b [data-c='d'] > p"
+    entry = _entry(assets=[{"file": "pkg/a-b_c.js", "drives": drives}])
+    assert registry.problem({"x": entry}) is None
+    declared = registry.declare("x", entry, results="docs/benchmarks", file="mkdocs.yml", line=1)
+    assert declared.assets == (registry.PageAsset(Path("pkg/a-b_c.js"), drives),)
+    assert declared.assets[0].site_path == "assets/a-b_c.js"
 
 
 def test_mkdocs_refuses_a_misshapen_entry_with_its_own_config_error() -> None:

@@ -272,12 +272,9 @@ def test_a_traced_file_with_a_missing_field_or_nan_is_reported_by_line() -> None
 
 
 def test_a_stale_traced_file_gets_the_notice(tmp_path: Path) -> None:
-    shutil.copytree(ROOT / "snippets", tmp_path / "snippets")
+    shutil.copytree(ROOT / "snippets", tmp_path / "snippets")  # both schemas with them
     (tmp_path / "docs").mkdir()
     shutil.copytree(ROOT / "docs" / "benchmarks", tmp_path / "docs" / "benchmarks")
-    schema = REGISTRY["checkpointing"].kind("cpu").schema  # not under snippets/ (yet)
-    (tmp_path / schema).parent.mkdir(parents=True)
-    shutil.copy(ROOT / schema, tmp_path / schema)
     tracer = tmp_path / "snippets" / "memory_trace.py"
     tracer.write_text(tracer.read_text(encoding="utf-8") + "\n# changed\n", encoding="utf-8")
     with pytest.warns(benchmarks.StaleResultsWarning, match="checkpointing-traced.json"):

@@ -1,5 +1,6 @@
 """Each stylesheet and script loads only on the pages that use it, and no script blocks the
-first paint (tools/plugin/assets.py, overrides/main.html, tools/plugin/static/startup.js).
+first paint (tools/plugin/assets.py, overrides/main.html, tools/plugin/static/startup.js): the
+engine's, and those the course declares for its benchmarks' views (the planner's).
 
 Lighthouse's figures are a benchmark (tests/perf/bench_pageload.py); this checks the built
 pages' heads and bodies: what they load, and how.
@@ -13,13 +14,20 @@ from types import SimpleNamespace
 
 import yaml
 
+from tools.benchmarks.registry import PageAsset
 from tools.buildkit.buildinfo import ROOT
+from tools.course import config as course_config
 from tools.course import published
 from tools.plugin import assets
 
 LESSON = "lessons/02-gradient-checkpointing.html"  # cards and a quiz, no planner
 PLANNER = "lessons/02-part-3-measuring-and-choosing.html"
 PLAIN_PAGES = ("review.html", "glossary.html", "index.html")  # no course items (review: its queue)
+COURSE_ASSETS = assets.course_assets(course_config.benchmarks(ROOT))  # the planner's two files
+PLANNER_FILES = (
+    PageAsset(Path("snippets/benchmark_views/planner.css"), "form.planner"),
+    PageAsset(Path("snippets/benchmark_views/planner.js"), "form.planner"),
+)
 
 
 def loads(site: Path, page: str) -> tuple[list[str], list[str], list[str]]:
@@ -50,7 +58,19 @@ def test_page_only_assets_are_exactly_on_the_pages_with_their_elements(built_sit
     assert "assets/review/review.css" in loads(built_site, LESSON)[0]  # grading's buttons
     for page in (LESSON, PLANNER, *PLAIN_PAGES):
         _, _, scripts = loads(built_site, page)
-        assert not any(path in s for s in scripts for path in assets.PAGE_ONLY), (page, scripts)
+        page_only = assets.page_only(COURSE_ASSETS)
+        assert not any(path in s for s in scripts for path in page_only), (page, scripts)
+
+
+def test_the_course_declares_the_planners_files_and_the_site_serves_them_as_they_are(built_site):
+    """The planner's style sheet and script are the course's (beside its view), declared in
+    its settings; the engine names neither."""
+    assert COURSE_ASSETS == PLANNER_FILES
+    for asset in COURSE_ASSETS:
+        served = built_site / asset.site_path
+        assert served.read_bytes() == (ROOT / asset.file).read_bytes(), served
+        assert not (assets.STATIC / asset.file.name).exists()
+        assert asset.site_path not in (*assets.STYLES, *assets.SCRIPTS, *assets.PAGE_ONLY)
 
 
 def test_no_course_script_blocks_the_page(built_site):
@@ -80,7 +100,7 @@ def test_every_page_only_asset_is_one_of_the_engines_files_listed_once():
 def test_split_takes_page_only_entries_out_and_of_picks_them_by_element():
     css = ["assets/course.css", "assets/planner.css"]
     js = ["assets/startup.js", "assets/planner.js", "assets/review/inline.js"]
-    page_assets = assets.split(css, js)
+    page_assets = assets.split(css, js, PLANNER_FILES)
     assert css == ["assets/course.css"] and js == ["assets/startup.js"]
     assert page_assets.of("") == {"course_styles": [], "course_scripts": []}
     card = '<details class="flashcard"><summary>Q</summary>A</details>'
@@ -98,8 +118,12 @@ def test_split_takes_page_only_entries_out_and_of_picks_them_by_element():
         "course_styles": ["assets/planner.css"],
         "course_scripts": ["assets/planner.js"],
     }
+    # an asset no course declares is none of the page-only ones: it stays in MkDocs' lists
+    css = ["assets/planner.css"]
+    assert assets.split(css, []).of(planner) == {"course_styles": [], "course_scripts": []}
+    assert css == ["assets/planner.css"]
     # a course that does not list an asset never gets it, whatever its pages hold
-    assert assets.split([], ["assets/startup.js"]).of(planner + card) == {
+    assert assets.split([], ["assets/startup.js"], PLANNER_FILES).of(planner + card) == {
         "course_styles": [],
         "course_scripts": [],
     }
@@ -139,13 +163,23 @@ def test_the_plugin_puts_its_files_before_the_courses_own_and_keeps_one_it_lists
     config = SimpleNamespace(
         extra_css=["extra.css"], extra_javascript=["assets/course.js"], docs_dir=str(ROOT / "docs")
     )
-    assets.add_to_config(config)
-    assert config.extra_css == [*assets.STYLES, "extra.css"]
+    assets.add_to_config(config, PLANNER_FILES)
+    # the course's benchmark assets after the engine's own files, before the Review page's
+    assert config.extra_css == [
+        "assets/course.css", "assets/planner.css", "assets/review/review.css", "extra.css"
+    ]  # fmt: skip
     scripts = [str(entry) for entry in config.extra_javascript]
-    assert scripts == [*(p for p in assets.SCRIPTS if p != "assets/course.js"), "assets/course.js"]
+    assert scripts == [
+        "assets/startup.js", "assets/planner.js", *assets.SCRIPTS[2:], "assets/course.js"
+    ]  # fmt: skip
     assert all(entry.defer for entry in config.extra_javascript[:-1])
     # a course without a Review page gets no review scripts (nor their files)
     bare = SimpleNamespace(extra_css=[], extra_javascript=[], docs_dir=str(ROOT / "snippets"))
-    assets.add_to_config(bare)
+    assets.add_to_config(bare, PLANNER_FILES)
     assert bare.extra_css == ["assets/course.css", "assets/planner.css"]
     assert not any("/review/" in str(entry) for entry in bare.extra_javascript)
+    # a course that declares no assets gets only the engine's
+    none = SimpleNamespace(extra_css=[], extra_javascript=[], docs_dir=str(ROOT / "docs"))
+    assets.add_to_config(none)
+    assert none.extra_css == list(assets.STYLES)
+    assert [str(entry) for entry in none.extra_javascript] == list(assets.SCRIPTS)

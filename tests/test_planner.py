@@ -324,7 +324,7 @@ def test_the_recommendation_never_prefers_an_estimate_the_measurements_contradic
 def test_the_planner_page_labels_estimates_and_says_why_cpu_ratios_need_not_carry_over():
     registry = course_config.benchmarks(ROOT)
     html = benchmarks.render_embed(["checkpointing", "planner"], ROOT, registry, strict=False)
-    script = (ROOT / "tools" / "plugin" / "static" / "planner.js").read_text(encoding="utf-8")
+    script = (ROOT / "snippets" / "benchmark_views" / "planner.js").read_text(encoding="utf-8")
     overhead = script[script.index("function overheadText") :]
     overhead = overhead[: overhead.index("\n  }\n")]
     assert "at most" not in overhead and "estimate " in overhead and "measured " in overhead

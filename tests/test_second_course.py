@@ -140,6 +140,15 @@ def test_the_second_course_gets_the_engines_files_from_the_installed_plugin(seco
     assert "assets/review/" not in lesson
 
 
+def test_the_second_course_declares_no_page_assets_and_gets_none(second_site: Path):
+    """The first course's planner files are its own (its settings declare them): a course
+    without a planner gets neither the files nor a link to them."""
+    served = {path.relative_to(second_site).as_posix() for path in second_site.rglob("*")}
+    assert not {"assets/planner.js", "assets/planner.css"} & served
+    for page in second_site.rglob("*.html"):
+        assert "planner" not in page.read_text("utf-8"), page
+
+
 def test_guids_come_from_the_courses_namespace():
     course = parse_course(FIXTURE, syntax=MKDOCS)
     card = course.cards[0]

@@ -1,6 +1,7 @@
 """The ``planner`` view: a form where readers plan a whole training step on their own model.
 
-The HTML is built here and the arithmetic runs in ``docs/assets/planner.js``, a port of
+The HTML is built here and the arithmetic runs in ``planner.js`` beside it (with
+``planner.css``, the benchmark's page assets in ``mkdocs.yml``, served at ``assets/``), a port of
 ``snippets/memory_model.py`` (``plan_step`` and what it calls) that the browser tests compare
 with the Python. What the script must not invent comes from here: the item sizes, precisions and
 optimizers of the memory model, its headroom and forward share, the field limits, and the

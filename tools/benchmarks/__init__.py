@@ -6,7 +6,7 @@ of results file the code, the schema and the command that makes it. The build on
 ``<results folder>/<benchmark>-<device>.json``; measuring is the course's job. A lesson embeds a
 view with::
 
-    ::: benchmark checkpointing table
+    ::: benchmark latency table
     :::
 
 and :func:`render_embed` returns the HTML that replaces those lines, drawn by the course's view

@@ -3,17 +3,22 @@
 The engine knows no benchmark of its own. A course names each one in its ``mkdocs.yml``::
 
     benchmarks:
-      checkpointing:
-        views: snippets.benchmark_views:VIEWS     # module:attr, a mapping of view name -> View
-        code_hash: snippets.codehash:code_hash    # module:function(entry, root) -> sha256, files
+      latency:
+        views: snippets.latency_views:VIEWS       # module:attr, a mapping of view name -> View
+        code_hash: snippets.hashing:code_hash     # module:function(entry, root) -> sha256, files
         files:                                    # one entry per kind of results file
-          cpu: {code: snippets/checkpointing.py, schema: ..., regenerate: "..."}
+          cpu: {code: snippets/latency.py, schema: ..., regenerate: "..."}
+        assets:                                   # page files of its views, if they need any
+          - {file: snippets/latency_views/chooser.js, drives: form.chooser}
 
 A results file's kind is the device type its provenance names (``cpu``, ``cuda``, or what the
 course makes up, such as ``traced``); the kinds' order is the order the views show the files in.
 ``code`` is the measuring code whose hash decides staleness, ``schema`` the JSON Schema the file
 must meet, ``regenerate`` the command that makes the file again, and ``made`` the word a stale
-notice uses for how it was made (``measured`` unless given).
+notice uses for how it was made (``measured`` unless given). ``assets`` are the stylesheets and
+scripts the views' HTML needs in the browser, each a file of the course and the CSS selector of
+the element it drives: the site serves it at ``assets/`` plus its file name, on the pages holding
+that element only (:mod:`tools.plugin.assets`).
 
 :func:`declare` checks an entry's shape (``check`` and the plugin's settings call it, through
 :func:`problem`); :func:`resolve` imports what it names when an embed needs it. A course's
@@ -35,13 +40,19 @@ from pathlib import Path, PurePosixPath
 from types import ModuleType
 from typing import Any
 
+from selectolax.lexbor import LexborHTMLParser, SelectolaxError
+
 from tools.benchmarks.errors import BenchmarkError
 
 SETTING = "plugins.course.benchmarks"  # how messages name the setting
 _NAME = re.compile(r"^[a-z][a-z0-9_-]*$")
 _TARGET = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*:[A-Za-z_]\w*$")
-_ENTRY_KEYS = {"views", "code_hash", "files", "results"}
+_ENTRY_KEYS = {"views", "code_hash", "files", "results", "assets"}
 _FILE_KEYS = {"code", "schema", "regenerate", "made"}
+_ASSET_KEYS = {"file", "drives"}
+_ASSET_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]*\.(css|js)$")  # its site path: assets/NAME
+# A selector of tags, classes, ids and attributes, combined; nothing a page's markup could hold.
+_SELECTOR = re.compile(r"^[A-Za-z0-9_\-.#\[\]=:>+~*()'\" ,]+$")
 
 
 @dataclass(frozen=True)
@@ -53,6 +64,18 @@ class FileKind:
     schema: Path  # relative to the course root
     regenerate: str  # the command that makes this kind of file again
     made: str = "measured"
+
+
+@dataclass(frozen=True)
+class PageAsset:
+    """A stylesheet or script of a benchmark's views, and the element it drives (a selector)."""
+
+    file: Path  # relative to the course root
+    drives: str
+
+    @property
+    def site_path(self) -> str:
+        return f"assets/{self.file.name}"
 
 
 @dataclass(frozen=True)
@@ -80,6 +103,7 @@ class Declared:
     results: PurePosixPath  # the folder of its results files, relative to the course root
     file: str
     line: int
+    assets: tuple[PageAsset, ...] = ()
 
     def kind(self, name: str) -> FileKind | None:
         return next((f for f in self.files if f.kind == name), None)
@@ -108,7 +132,9 @@ def problem(value: Any) -> str | None:
         found = _entry_problem(name, entry)
         if found:
             return f"{name}: {found}"
-    return None
+    names = [PurePosixPath(a["file"]).name for e in value.values() for a in e.get("assets", [])]
+    twice = sorted({name for name in names if names.count(name) > 1})
+    return f"assets: two files named {twice[0]} would be one file of the site" if twice else None
 
 
 def _entry_problem(name: Any, entry: Any) -> str | None:
@@ -135,6 +161,42 @@ def _entry_problem(name: Any, entry: Any) -> str | None:
                 return f"files.{kind}.{key}: {spec[key]!r} must be a path inside the course"
     if "results" in entry and not (isinstance(entry["results"], str) and _inside(entry["results"])):
         return "results must be a folder inside the course"
+    return _assets_problem(entry.get("assets", []))
+
+
+def _assets_problem(assets: Any) -> str | None:
+    if not isinstance(assets, list):
+        return "assets must be a list of {file, drives}"
+    for number, asset in enumerate(assets):
+        where = f"assets[{number}]"
+        if not isinstance(asset, dict) or set(asset) != _ASSET_KEYS:
+            return f"{where} needs file and drives, nothing else"
+        file, drives = asset["file"], asset["drives"]
+        if not isinstance(file, str) or not _inside(file):
+            return f"{where}.file: {file!r} must be a path inside the course"
+        if not _ASSET_NAME.match(PurePosixPath(file).name):
+            return f"{where}.file: {file!r} must be a .css or .js file named with a-z, 0-9, - and _"
+        if not isinstance(drives, str) or not _SELECTOR.match(drives) or not _parses(drives):
+            return f"{where}.drives: {drives!r} must be a CSS selector (tags, classes, ids, ...)"
+    return None
+
+
+def _parses(selector: str) -> bool:
+    """Whether the parser that picks each page's assets can use ``selector``."""
+    try:
+        LexborHTMLParser("<p></p>").css_first(selector)
+    except SelectolaxError:
+        return False
+    return True
+
+
+def missing_asset(value: dict, root: Path) -> tuple[str, str] | None:
+    """The first benchmark of the setting (already checked by :func:`problem`) whose assets name
+    a file the course lacks, with that file; None when every one is there."""
+    for name, entry in value.items():
+        for asset in entry.get("assets", []):
+            if not (root / asset["file"]).is_file():
+                return name, asset["file"]
     return None
 
 
@@ -152,7 +214,8 @@ def declare(name: str, entry: dict, *, results: str, file: str, line: int) -> De
         for kind, spec in entry["files"].items()
     )  # fmt: skip
     folder = PurePosixPath(entry.get("results", results))
-    return Declared(name, entry["views"], entry["code_hash"], files, folder, file, line)
+    assets = tuple(PageAsset(Path(a["file"]), a["drives"]) for a in entry.get("assets", []))
+    return Declared(name, entry["views"], entry["code_hash"], files, folder, file, line, assets)
 
 
 def resolve(declared: Declared, root: Path) -> Benchmark:

@@ -141,9 +141,10 @@ SETTINGS = (
             default=[], check=_paths),
     Setting("identity_migration", dict, "from: the identities being left; reason: why "
             "(tools/course/identity.py)", default={}),
-    Setting("benchmarks", dict, "name -> views (module:attr), code_hash (module:function) and "
-            "files per kind: code, schema, regenerate (tools/benchmarks/registry.py)", default={},
-            check=benchmark_registry.problem),
+    Setting("benchmarks", dict, "name -> views (module:attr), code_hash (module:function), "
+            "files per kind: code, schema, regenerate, and the views' page assets: a list of "
+            "file (.css or .js of the course) and drives (a CSS selector) "
+            "(tools/benchmarks/registry.py)", default={}, check=benchmark_registry.problem),
 )  # fmt: skip
 
 
@@ -223,6 +224,13 @@ def load(root: Path) -> CourseConfig:
         if problem:
             raise CourseError(at(setting.name), f"{WHERE}.{setting.name}: {problem}")
         values[setting.name] = value or setting.default
+    missing = benchmark_registry.missing_asset(values["benchmarks"], root)
+    if missing:
+        name, file = missing
+        where = Location(CONFIG_FILE, _line_of(text, "assets:", at(name).line))
+        raise CourseError(
+            where, f"{WHERE}.benchmarks.{name}.assets: {file!r}: no such file of the course"
+        )
     docs = root / docs_dir(root)
     for key in ("deck_file", "practice_download"):
         if values[key] and (docs / values[key]).exists():

@@ -56,8 +56,9 @@ class CoursePlugin(BasePlugin[CourseSettings]):
             pool = self._pool.enter_context(workers.build_pool())
         if course is None:
             course = self._course(config, pool)
-        assets.add_to_config(config)  # the engine's stylesheets and scripts (package data)
         self.build = SiteBuild(config, course, pool)  # on_build_error closes the pool if not
+        # the engine's stylesheets and scripts (package data) and the course's benchmark assets
+        assets.add_to_config(config, self.build.course_assets)
         self.build.configure(config)
         return config
 
@@ -75,9 +76,9 @@ class CoursePlugin(BasePlugin[CourseSettings]):
     def on_files(self, files: Files, *, config: MkDocsConfig) -> Files:
         """Add the deck and the review page's data as files of the site, so pages can link to
         them and links are validated. Both are made in the background and written in
-        on_post_build. The engine's own files come from the plugin package
-        (:func:`tools.plugin.assets.add_files`)."""
-        assets.add_files(files, config)
+        on_post_build. The engine's own files come from the plugin package, the course's
+        benchmark assets from where it declares them (:func:`tools.plugin.assets.add_files`)."""
+        assets.add_files(files, config, self.build.course_assets)
         return self.build.add_files(files, config)
 
     @event_priority(-100)  # after every plugin's files

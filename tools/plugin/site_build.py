@@ -80,6 +80,7 @@ class SiteBuild:
         self.course = course
         self.items = notes.note_items(self.course)  # the deck's and the review page's notes
         self.benchmarks = course_config.benchmarks(self.root)  # what its embeds may name
+        self.course_assets = site_assets.course_assets(self.benchmarks)  # their views' files
         self.outputs = outputs.Outputs()  # what the site folder may hold at the end
         self.jupyter: Any = None
         self.execute_lab = False
@@ -93,7 +94,9 @@ class SiteBuild:
         (and of the kernel's settings, which decide what its outputs hold)."""
         self.nav, self.docs = config.nav or [], Path(config.docs_dir)
         # Stylesheets and scripts that only some pages use: on those pages only (page_context).
-        self.page_assets = site_assets.split(config.extra_css, config.extra_javascript)
+        self.page_assets = site_assets.split(
+            config.extra_css, config.extra_javascript, self.course_assets
+        )
         jupyter = config.plugins.get("mkdocs-jupyter")
         if jupyter is not None:
             self.jupyter, self.execute_lab = jupyter, bool(jupyter.config["execute"])

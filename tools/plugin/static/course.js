@@ -240,7 +240,7 @@
   // A table wider than the page scrolls inside Material's wrapper. A sighted reader is told so by
   // the wrapper's data-scrolls (course.css shows a line above the table); keyboard users can
   // scroll it only if it takes focus, and a focusable region needs a name, which says so too.
-  // Whether it scrolls changes with the width and when a hidden table is shown (the planner's):
+  // Whether it scrolls changes with the width and when a hidden table is shown (a course's form):
   // each wrapper is measured again whenever it or its table changes size. Where ResizeObserver
   // exists, its first report measures the wrapper, after the browser's own layout: measuring at
   // once would lay out every table of the page before its first paint, and a table that the

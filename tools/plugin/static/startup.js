@@ -9,7 +9,7 @@
  * skip the elements it has already set up, which makes the second run harmless.
  * CourseStartup.el builds the elements the scripts add (the Review page, grading in lessons).
  *
- * Scripts that only some pages use (the planner's, grading in lessons) are not among the site's
+ * Scripts that only some pages use (a course's forms, grading in lessons) are not among the site's
  * scripts: a page names the ones it uses in its head, as <link rel="preload" as="script">
  * (tools/plugin/assets.py), and this script runs each of them, once, in their order, when a page
  * that names it has loaded or has been swapped in. A preload link only fetches; instant

@@ -3,13 +3,13 @@
 The engine knows no benchmark of its own. A course names each one in its ``mkdocs.yml``::
 
     benchmarks:
-      latency:
-        views: snippets.latency_views:VIEWS       # module:attr, a mapping of view name -> View
-        code_hash: snippets.hashing:code_hash     # module:function(entry, root) -> sha256, files
+      NAME:
+        views: snippets.NAME_VIEWS:VIEWS          # module:attr, a mapping of view name -> View
+        code_hash: snippets.HASHING:code_hash     # module:function(entry, root) -> sha256, files
         files:                                    # one entry per kind of results file
-          cpu: {code: snippets/latency.py, schema: ..., regenerate: "..."}
+          cpu: {code: snippets/NAME.py, schema: ..., regenerate: "..."}
         assets:                                   # page files of its views, if they need any
-          - {file: snippets/latency_views/chooser.js, drives: form.chooser}
+          - {file: snippets/NAME_VIEWS/chooser.js, drives: form.chooser}
 
 A results file's kind is the device type its provenance names (``cpu``, ``cuda``, or what the
 course makes up, such as ``traced``); the kinds' order is the order the views show the files in.

@@ -154,10 +154,13 @@ def _write_package(
             strict=True,
         )
     }
-    saved_decks, saved_models = read["decks"], read["models"]
+    saved_models = read["models"]
+    # Each deck's entry is encoded once: the text after each deck is then one join.
+    saved_decks = {key: _json_entry(key, value) for key, value in read["decks"].items()}
     for deck in decks:
-        saved_decks[str(deck.deck_id)] = json.dumps(deck.to_json())
-        cursor.execute("UPDATE col SET decks = ?", (_json_object(saved_decks.items()),))
+        key = str(deck.deck_id)
+        saved_decks[key] = _json_entry(key, json.dumps(deck.to_json()))
+        cursor.execute("UPDATE col SET decks = ?", ("{" + ", ".join(saved_decks.values()) + "}",))
         for note in deck.notes:
             deck.add_model(note.model)
         models = {
@@ -173,7 +176,12 @@ def _write_package(
 
 def _json_object(entries: Iterable[tuple[str, str]]) -> str:
     """``json.dumps`` of an object whose values are encoded already (its default separators)."""
-    return "{" + ", ".join(f"{json.dumps(key)}: {value}" for key, value in entries) + "}"
+    return "{" + ", ".join(_json_entry(key, value) for key, value in entries) + "}"
+
+
+def _json_entry(key: str, value: str) -> str:
+    """One member of :func:`_json_object`: the key encoded, the value as it is."""
+    return f"{json.dumps(key)}: {value}"
 
 
 def _decks(items: list[NoteItem], config: CourseConfig, site_url: str) -> list[genanki.Deck]:

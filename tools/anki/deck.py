@@ -79,18 +79,28 @@ _ZIP_EPOCH = 315_532_800  # 1980-01-01, the earliest time a zip entry can hold
 
 
 def write_deck(
-    course: Course, path: Path, *, timestamp: int, root: Path = ROOT, site_url: str | None = None
+    course: Course,
+    path: Path,
+    *,
+    timestamp: int,
+    root: Path = ROOT,
+    site_url: str | None = None,
+    items: list[NoteItem] | None = None,
+    times: dict[str, int] | None = None,
 ) -> None:
     """Build the course's ``.apkg`` and move it into ``path`` atomically.
 
     ``root`` is the checkout the course was parsed from (its git history dates the notes);
-    ``site_url`` (default: the course's) makes the notes' links absolute.
+    ``site_url`` (default: the course's) makes the notes' links absolute; ``items`` and
+    ``times`` as :func:`build_apkg` takes them.
     Raises ValueError for a course with errors (callers report them first): nothing is written
     and an existing file stays as it was.
     """
     if course.errors:
         raise ValueError(f"the course has {len(course.errors)} error(s); no deck written")
-    data = build_apkg(course, site_url=site_url, timestamp=timestamp, root=root)
+    data = build_apkg(
+        course, site_url=site_url, timestamp=timestamp, root=root, items=items, times=times
+    )
     write_atomically(Path(path), data, durable=True)
 
 

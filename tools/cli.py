@@ -19,6 +19,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import NoReturn
 
@@ -26,6 +27,8 @@ from tools import build_staging
 from tools.buildkit import buildinfo, workers
 from tools.buildkit import stamp as build_stamp
 from tools.course import check as course_check
+from tools.course import config as course_config
+from tools.course import notes
 from tools.plugin import mkdocs_build
 from tools.plugin.syntax import MKDOCS
 from tools.progress_command import direction as _progress_direction
@@ -68,18 +71,43 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def cmd_deck(args: argparse.Namespace) -> int:
-    from tools.anki import deck  # imported where used: a build makes the deck in a worker
+    from tools.anki import (
+        deck,
+        note_dates,
+    )  # imported where used: a build makes the deck in a worker
 
-    course = _checked(args.course)
-    if course is None:
-        return 1
-    out = Path(args.output or args.course / "build" / Path(course.config.deck_file).name)
-    gc.freeze()  # the checked course lives until the command ends: no collection walks it again
-    deck.write_deck(
-        course, out, timestamp=buildinfo.source_date_epoch(args.course), root=args.course
-    )
+    root = args.course
+    with ThreadPoolExecutor(1) as side:
+        with workers.build_pool() as pool:
+            checked = course_check.start_checking(root, syntax=MKDOCS, workers=pool)
+            # The history the notes are dated from needs only the pages' paths: git replays it
+            # here while the workers parse the pages.
+            history = side.submit(_page_history, root)
+            course = _without_problems(checked())
+        if course is None:
+            return 1
+        out = Path(args.output or root / "build" / Path(course.config.deck_file).name)
+        gc.freeze()  # the checked course lives until the command ends: no collection walks it
+        timestamp = buildinfo.source_date_epoch(root)
+        items = notes.note_items(course)
+        times = note_dates.note_times(
+            items,
+            root=root,
+            timestamp=timestamp,
+            renderer=deck.RENDERER_FILES,
+            replayed=history.result(),
+        )
+    deck.write_deck(course, out, timestamp=timestamp, root=root, items=items, times=times)
     print(f"wrote {out}")
     return 0
+
+
+def _page_history(root: Path):
+    """:func:`tools.anki.note_dates.history` of every Markdown page under the docs folder."""
+    from tools.anki import note_dates
+
+    docs = root / course_config.docs_dir(root)
+    return note_dates.history(root, (p.relative_to(root).as_posix() for p in docs.rglob("*.md")))
 
 
 def build_site(site_dir: Path, *, root: Path = ROOT, strict_results: bool = False) -> None:

@@ -79,18 +79,28 @@ _ZIP_EPOCH = 315_532_800  # 1980-01-01, the earliest time a zip entry can hold
 
 
 def write_deck(
-    course: Course, path: Path, *, timestamp: int, root: Path = ROOT, site_url: str | None = None
+    course: Course,
+    path: Path,
+    *,
+    timestamp: int,
+    root: Path = ROOT,
+    site_url: str | None = None,
+    items: list[NoteItem] | None = None,
+    times: dict[str, int] | None = None,
 ) -> None:
     """Build the course's ``.apkg`` and move it into ``path`` atomically.
 
     ``root`` is the checkout the course was parsed from (its git history dates the notes);
-    ``site_url`` (default: the course's) makes the notes' links absolute.
+    ``site_url`` (default: the course's) makes the notes' links absolute; ``items`` and
+    ``times`` as :func:`build_apkg` takes them.
     Raises ValueError for a course with errors (callers report them first): nothing is written
     and an existing file stays as it was.
     """
     if course.errors:
         raise ValueError(f"the course has {len(course.errors)} error(s); no deck written")
-    data = build_apkg(course, site_url=site_url, timestamp=timestamp, root=root)
+    data = build_apkg(
+        course, site_url=site_url, timestamp=timestamp, root=root, items=items, times=times
+    )
     write_atomically(Path(path), data, durable=True)
 
 
@@ -154,10 +164,13 @@ def _write_package(
             strict=True,
         )
     }
-    saved_decks, saved_models = read["decks"], read["models"]
+    saved_models = read["models"]
+    # Each deck's entry is encoded once: the text after each deck is then one join.
+    saved_decks = {key: _json_entry(key, value) for key, value in read["decks"].items()}
     for deck in decks:
-        saved_decks[str(deck.deck_id)] = json.dumps(deck.to_json())
-        cursor.execute("UPDATE col SET decks = ?", (_json_object(saved_decks.items()),))
+        key = str(deck.deck_id)
+        saved_decks[key] = _json_entry(key, json.dumps(deck.to_json()))
+        cursor.execute("UPDATE col SET decks = ?", ("{" + ", ".join(saved_decks.values()) + "}",))
         for note in deck.notes:
             deck.add_model(note.model)
         models = {
@@ -173,7 +186,12 @@ def _write_package(
 
 def _json_object(entries: Iterable[tuple[str, str]]) -> str:
     """``json.dumps`` of an object whose values are encoded already (its default separators)."""
-    return "{" + ", ".join(f"{json.dumps(key)}: {value}" for key, value in entries) + "}"
+    return "{" + ", ".join(_json_entry(key, value) for key, value in entries) + "}"
+
+
+def _json_entry(key: str, value: str) -> str:
+    """One member of :func:`_json_object`: the key encoded, the value as it is."""
+    return f"{json.dumps(key)}: {value}"
 
 
 def _decks(items: list[NoteItem], config: CourseConfig, site_url: str) -> list[genanki.Deck]:

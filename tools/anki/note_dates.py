@@ -37,10 +37,16 @@ SETTINGS_KEYS = ("site_url:", "deck_name:")
 
 
 def note_times(
-    items: Iterable[NoteItem], *, root: Path, timestamp: int, renderer: Iterable[Path]
+    items: Iterable[NoteItem],
+    *,
+    root: Path,
+    timestamp: int,
+    renderer: Iterable[Path],
+    replayed: git_history.Replayed | None = None,
 ) -> dict[str, int]:
     """GUID -> modification time: the last commit that changed the note's lines or one of the
-    ``renderer`` files."""
+    ``renderer`` files. ``replayed``: :func:`history`, when the caller had it worked out while
+    the pages parsed."""
     items = list(items)
     timestamp = int(timestamp)
     if not in_git(root):
@@ -48,7 +54,8 @@ def note_times(
     now = max(int(time.time()), timestamp)
     renderer_time = _last_commit_time(list(renderer))
     paths = sorted({entry.page.path for entry in items})
-    replayed = git_history.replay(root, [*paths, SETTINGS_FILE])
+    if replayed is None:
+        replayed = git_history.replay(root, [*paths, SETTINGS_FILE])
     lines = replayed.lines
     settings = _settings_time(root, lines.get(SETTINGS_FILE))
     pages = {entry.page.path: entry.page for entry in items}
@@ -67,6 +74,13 @@ def note_times(
             newest = max(*dated, renderer_time, shown, settings)  # type: ignore[type-var]
             times[entry.guid] = min(newest, timestamp)
     return times
+
+
+def history(root: Path, pages: Iterable[str]) -> git_history.Replayed:
+    """The git history :func:`note_times` dates notes from, for the course's pages (paths from
+    ``root``; the pages without notes do no harm): it needs no parsed page, so a caller can
+    have it replayed while the pages parse."""
+    return git_history.replay(root, [*sorted(pages), SETTINGS_FILE])
 
 
 def _page_time(page: Page, lines: list[int | None], added: int | None) -> int | None:

@@ -7,6 +7,7 @@ every renderer (site, deck, check) reads the same objects, so site and deck cann
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 from collections.abc import Callable
@@ -158,7 +159,11 @@ def source_hash(lines: list[str] | tuple[str, ...]) -> str:
 
 class _Identified:
     """Identity shared by cards and questions: it must survive edits to the answer, because
-    Anki keeps a learner's review history only for a note whose GUID stays the same."""
+    Anki keeps a learner's review history only for a note whose GUID stays the same.
+
+    An item never changes once parsed, so its key, anchor and script are worked out once, on
+    first use (the site, the review data, the deck and the checks each ask for them).
+    """
 
     explicit_id: str | None
     anchor_prefix: ClassVar[str]
@@ -167,12 +172,12 @@ class _Identified:
     def asked(self) -> str:
         raise NotImplementedError
 
-    @property
+    @functools.cached_property
     def key(self) -> str:
         """Stable identity: the explicit id, else the normalized question."""
         return self.explicit_id or normalize(self.asked)
 
-    @property
+    @functools.cached_property
     def anchor(self) -> str:
         """The HTML id of the item on its page (deck notes link to it)."""
         return self.explicit_id or self.anchor_prefix + _short_hash(normalize(self.asked))
@@ -194,7 +199,7 @@ class Card(_Identified):
     def asked(self) -> str:
         return self.front
 
-    @property
+    @functools.cached_property
     def lang(self) -> str:
         return script_lang(self.front + self.back)
 
@@ -220,7 +225,7 @@ class Option:
     location: Location
     letter: str  # its letter in the source's order (A first), whatever order it is shown in
 
-    @property
+    @functools.cached_property
     def lang(self) -> str:
         return script_lang(self.text)
 
@@ -252,7 +257,7 @@ class Question(_Identified):
         """Index of the correct option (the parser guarantees there is exactly one)."""
         return next(i for i, option in enumerate(self.options) if option.correct)
 
-    @property
+    @functools.cached_property
     def lang(self) -> str:
         return script_lang(self.prompt)
 

@@ -39,9 +39,9 @@ from mkdocs.structure.files import File, Files
 from selectolax.lexbor import LexborHTMLParser
 
 from tools.benchmarks.registry import Declared, PageAsset
+from tools.plugin import STATIC
 from tools.plugin.review import REVIEW_PAGE
 
-STATIC = Path(__file__).resolve().parent / "static"  # served as assets/...
 SITE_FOLDER = "assets"
 # The engine's stylesheets and scripts, in the order pages load them (site paths).
 STYLES = ("assets/course.css", "assets/review/review.css")

@@ -30,8 +30,10 @@ done in C, so scanning every built page stays cheap.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
+from typing import Any
 
 from selectolax.lexbor import LexborHTMLParser
 
@@ -185,33 +187,16 @@ def _scan(
         tag = node.tag.lower()
         if tag.startswith("-"):  # -comment, -text, -document
             continue
+        attrs = node.attributes
+        if tag in ("script", "style"):  # their text counts too
+            found_active, found_remote = _text_element(node, tag, attrs, known_scripts, whole_page)
+            if tag == "style":
+                text = node.text(deep=True)
+                remote += [f"<style> {url}" for url in css_addresses(text) if leaves(url)]
+        else:
+            found_active, found_remote = _element(tag, tuple(attrs.items()), whole_page)
         # Every element of every built page passes here: the common case (nothing found) builds
         # nothing; the tag is only written out for a message.
-        attrs = node.attributes
-        found_active = tag in _ACTIVE_TAGS
-        if tag == "script" and known_scripts:
-            text = node.text(deep=True)
-            digest = _theme_script_digest(text) if whole_page else script_digest(text)
-            if digest in known_scripts and not attrs.get("src"):
-                found_active = False
-        if whole_page and found_active and _passive_in_page(tag, attrs):
-            found_active = False
-        found_remote = False
-        for name, value in attrs.items():
-            value = value or ""
-            handler = name.startswith("on") or name == "srcdoc"
-            if handler or (name in _URL_ATTRIBUTES and _script_address(name, value)):
-                found_active = True
-            if name in _CANDIDATES:
-                if _loads(tag, name, attrs) and any(leaves(u) for u in _addresses(name, value)):
-                    found_remote = True
-                if name == "style" and any(
-                    leaves(u) for u in css_addresses(value, declarations=True)
-                ):
-                    found_remote = True
-        if tag == "style":
-            text = node.text(deep=True)
-            remote += [f"<style> {url}" for url in css_addresses(text) if leaves(url)]
         if found_active or found_remote:
             written = " ".join(f"{k}={v or ''!r}" for k, v in attrs.items())
             shown = f"<{tag} {written}>"[:160]
@@ -220,6 +205,50 @@ def _scan(
             if found_remote:
                 remote.append(shown)
     return remote, active
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _element(tag: str, attrs: tuple[tuple[str, str | None], ...], whole_page: bool) -> tuple:
+    """``(active, remote)`` for an element whose text does not count: its tag and attributes
+    decide. Kept for the next element with the same ones: every built page repeats the theme's
+    header and the whole navigation, whose links are the same on every page of a folder, so a
+    build would otherwise judge each of them once per page."""
+    return _judged(tag, dict(attrs), tag in _ACTIVE_TAGS, whole_page)
+
+
+def _text_element(
+    node: Any, tag: str, attrs: dict, known_scripts: frozenset[str] | set[str], whole_page: bool
+) -> tuple[bool, bool]:
+    """``(active, remote)`` for a ``<script>`` or ``<style>``: a script whose text is a known
+    one (and has no ``src``) is not active content."""
+    found_active = tag in _ACTIVE_TAGS
+    if tag == "script" and known_scripts:
+        text = node.text(deep=True)
+        digest = _theme_script_digest(text) if whole_page else script_digest(text)
+        if digest in known_scripts and not attrs.get("src"):
+            found_active = False
+    return _judged(tag, attrs, found_active, whole_page)
+
+
+def _judged(
+    tag: str, attrs: dict[str, str | None], found_active: bool, whole_page: bool
+) -> tuple[bool, bool]:
+    """``(active, remote)`` of an element from its attributes, ``found_active`` what its tag
+    (and a script's text) decided."""
+    if whole_page and found_active and _passive_in_page(tag, attrs):
+        found_active = False
+    found_remote = False
+    for name, value in attrs.items():
+        value = value or ""
+        handler = name.startswith("on") or name == "srcdoc"
+        if handler or (name in _URL_ATTRIBUTES and _script_address(name, value)):
+            found_active = True
+        if name in _CANDIDATES:
+            if _loads(tag, name, attrs) and any(leaves(u) for u in _addresses(name, value)):
+                found_remote = True
+            if name == "style" and any(leaves(u) for u in css_addresses(value, declarations=True)):
+                found_remote = True
+    return found_active, found_remote
 
 
 def _loads(tag: str, name: str, attrs: dict[str, str | None]) -> bool:

@@ -32,7 +32,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from tools.plugin.assets import STATIC
+from tools.plugin import STATIC
 
 
 @dataclass(frozen=True)

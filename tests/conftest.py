@@ -164,6 +164,11 @@ def with_course_settings(root: Path) -> Path:
     namespace, ...), so its notes get the GUIDs this course's notes would."""
     root.mkdir(parents=True, exist_ok=True)
     shutil.copy2(ROOT / "mkdocs.yml", root / "mkdocs.yml")
+    # The page files the settings declare for the benchmarks' views must exist in the course.
+    views = Path("snippets", "benchmark_views")
+    (root / views).mkdir(parents=True, exist_ok=True)
+    for asset in (*(ROOT / views).glob("*.js"), *(ROOT / views).glob("*.css")):
+        shutil.copy2(asset, root / views / asset.name)
     return root
 
 

@@ -71,10 +71,8 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def cmd_deck(args: argparse.Namespace) -> int:
-    from tools.anki import (
-        deck,
-        note_dates,
-    )  # imported where used: a build makes the deck in a worker
+    # imported where used: a build makes the deck in a worker
+    from tools.anki import deck, note_dates
 
     root = args.course
     with ThreadPoolExecutor(1) as side:

@@ -263,8 +263,8 @@ def edit_line(line: str, rng: random.Random) -> str:
 
 def course_config(names: list[str], engine: Path) -> str:
     """The ``mkdocs.yml`` of the engine's checkout for the generated lessons: its course plugin
-    (or an older engine's hook, by its absolute path), no notebook plugin, only the assets that
-    are copied, its own deck and GUID namespace."""
+    (or an older engine's hook, by its absolute path), no notebook plugin, no benchmarks, only
+    the assets that are copied, its own deck and GUID namespace."""
     config = yaml.safe_load((engine / "mkdocs.yml").read_text("utf-8"))
     settings = course_settings(config)
     config["site_name"] = settings["deck_name"] = "Synthetic Scale Course"
@@ -274,6 +274,7 @@ def course_config(names: list[str], engine: Path) -> str:
         note_type_ids={"basic": 1999000001, "choice": 1999000002},
         languages=["en"],
     )
+    settings.pop("benchmarks", None)  # no lesson shows one; their files are not copied
     if not (engine / PLUGIN).is_file():
         config["hooks"] = [(engine / OLD_HOOK).as_posix()]
     config["theme"]["custom_dir"] = (engine / config["theme"]["custom_dir"]).as_posix()

@@ -142,8 +142,9 @@ def site_url(built_site: Path) -> Iterator[str]:
         yield url
 
 
-# What a copy of the course needs to build on its own (tests that break or add to the sources).
-COURSE_FILES = ("docs", "snippets", "tools", "deck", "overrides", "mkdocs.yml", "pyproject.toml")
+# What a copy of the course needs to build on its own (tests that break or add to the sources):
+# no tools/, since the engine that builds it is the installed one (mkdocs_course).
+COURSE_FILES = ("docs", "snippets", "deck", "overrides", "mkdocs.yml", "pyproject.toml")
 
 
 def deck_query(apkg: Path | bytes, sql: str) -> list[tuple]:
@@ -161,9 +162,11 @@ def deck_query(apkg: Path | bytes, sql: str) -> list[tuple]:
 
 def with_course_settings(root: Path) -> Path:
     """Give a made-up course in ``root`` this course's settings (``mkdocs.yml``: deck name, GUID
-    namespace, ...), so its notes get the GUIDs this course's notes would."""
+    namespace, ...), so its notes get the GUIDs this course's notes would, and its note templates
+    (``deck/``, which the settings name)."""
     root.mkdir(parents=True, exist_ok=True)
     shutil.copy2(ROOT / "mkdocs.yml", root / "mkdocs.yml")
+    shutil.copytree(ROOT / "deck", root / "deck", dirs_exist_ok=True)
     # The page files the settings declare for the benchmarks' views must exist in the course.
     views = Path("snippets", "benchmark_views")
     (root / views).mkdir(parents=True, exist_ok=True)
@@ -336,5 +339,5 @@ def course_deck() -> tuple[list[str], bytes]:
     course = parse_course(ROOT, syntax=MKDOCS)
     items = notes.note_items(course)
     times = {item.guid: 1_764_000_000 for item in items}
-    apkg = deck.build_apkg(course, timestamp=1_764_000_000, items=items, times=times)
+    apkg = deck.build_apkg(course, timestamp=1_764_000_000, root=ROOT, items=items, times=times)
     return [item.guid for item in items], apkg

@@ -625,7 +625,7 @@ def test_the_real_course_imports_with_matching_counts(tmp_path):
     assert not course.errors, [str(error) for error in course.errors]
     assert course.cards and course.questions
     apkg = tmp_path / "real.apkg"
-    deck.write_deck(course, apkg, site_url=SITE, timestamp=T2)
+    deck.write_deck(course, apkg, site_url=SITE, timestamp=T2, root=ROOT)
     col = Collection(str(tmp_path / "collection.anki2"))
     try:
         log = import_apkg(col, apkg)

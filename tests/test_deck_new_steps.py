@@ -63,7 +63,7 @@ def anki_cards(tmp_path_factory: pytest.TempPathFactory) -> list[tuple[str, str]
     assert not course.errors, [str(e) for e in course.errors]
     folder = tmp_path_factory.mktemp("real-deck")
     apkg = folder / "course.apkg"
-    deck.write_deck(course, apkg, site_url=SITE, timestamp=T2)
+    deck.write_deck(course, apkg, site_url=SITE, timestamp=T2, root=ROOT)
     col = anki_collection.Collection(str(folder / "collection.anki2"))
     try:
         import_apkg(col, apkg)

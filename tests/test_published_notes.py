@@ -35,7 +35,7 @@ def published() -> dict[str, str]:
 
 def test_every_published_note_keeps_its_guid_in_the_built_deck():
     course = parse_course(ROOT, syntax=MKDOCS)
-    data = deck.build_apkg(course, site_url="", timestamp=1_700_000_000)
+    data = deck.build_apkg(course, site_url="", timestamp=1_700_000_000, root=ROOT)
     in_deck = {guid for (guid,) in deck_query(data, "select guid from notes")}
     assert in_deck == {item.guid for item in notes.note_items(course)}
     lost = {guid: name for guid, name in published().items() if guid not in in_deck}

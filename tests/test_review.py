@@ -40,7 +40,7 @@ Which segment is never checkpointed? ::: The last one
 
 def _deck_notes(course: Course) -> dict[str, str]:
     """GUID -> tags of every note in the built ``.apkg``, read back from its database."""
-    data = deck.build_apkg(course, site_url="", timestamp=1_700_000_000)
+    data = deck.build_apkg(course, site_url="", timestamp=1_700_000_000, root=ROOT)
     return dict(deck_query(data, "select guid, tags from notes"))
 
 

@@ -401,9 +401,9 @@ def test_benchmark_embed_is_rendered_by_the_benchmarks_module(tmp_path, monkeypa
     fake = types.ModuleType("tools.benchmarks")
     fake.render_embed = fake_render_embed  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "tools.benchmarks", fake)
-    import tools
+    import tools as engine
 
-    monkeypatch.setattr(tools, "benchmarks", fake, raising=False)
+    monkeypatch.setattr(engine, "benchmarks", fake, raising=False)
     text = "# Results\n\n::: benchmark checkpointing table\n:::\n\nAfter.\n"
     file = tmp_path / "docs" / "r.md"
     file.parent.mkdir(parents=True)

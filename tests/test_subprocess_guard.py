@@ -89,6 +89,7 @@ def make_course(root: Path, lessons: int) -> Path:
     shutil.copy(FIXTURE / "docs" / "index.md", root / "docs" / "index.md")
     # the course's own benchmark: its Python and its results file
     shutil.copytree(FIXTURE / "reading", root / "reading")
+    shutil.copytree(FIXTURE / "note-templates", root / "note-templates")  # its settings name it
     shutil.copytree(FIXTURE / "docs" / "benchmarks", root / "docs" / "benchmarks")
     names = [f"{n:02d}-lesson.md" for n in range(1, lessons + 1)]
     for number, name in enumerate(names, 1):

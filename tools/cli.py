@@ -263,9 +263,9 @@ def argument_parser() -> argparse.ArgumentParser:
     course.add_argument(
         "--course",
         type=_course_dir,
-        default=ROOT,
+        default=".",  # a string default goes through ``type`` too
         metavar="DIR",
-        help="the course's folder (its mkdocs.yml and docs/); default: this repository",
+        help="the course's folder (its mkdocs.yml and docs/); default: the current folder",
     )
     sub = ap.add_subparsers(dest="command", required=True)
     p = sub.add_parser("build", parents=[course], help="build the site and the deck into site/")
@@ -336,5 +336,5 @@ def main(argv: list[str]) -> int:
     return args.func(args)
 
 
-if __name__ == "__main__":  # ``python -m tools.cli``: the CLI without the venv bootstrap
+if __name__ == "__main__":  # ``python -m mkdocs_course.cli``: the CLI without the venv bootstrap
     exit_with(main(sys.argv[1:]))

@@ -75,6 +75,7 @@ def generate(root: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(quiz(n), "utf-8")
     shutil.copy2(ROOT / "mkdocs.yml", root / "mkdocs.yml")  # this course's settings (extra.course)
+    shutil.copytree(ROOT / "deck", root / "deck")  # and its note templates, which they name
     env = dict(os.environ, GIT_CONFIG_GLOBAL=os.devnull, GIT_CONFIG_NOSYSTEM="1")
     steps = (["init", "-q"], ["add", "docs", "mkdocs.yml"], ["commit", "-q", "-m", "generated"])
     for args in steps:

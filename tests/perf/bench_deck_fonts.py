@@ -69,10 +69,14 @@ LOAD_FONT = """async (family) => {
 
 def sizes(course, folder: Path) -> Path:
     with_fonts = folder / "with-fonts.apkg"
-    deck.write_deck(course, with_fonts, site_url="https://example.org/", timestamp=TIMESTAMP)
+    deck.write_deck(
+        course, with_fonts, site_url="https://example.org/", timestamp=TIMESTAMP, root=ROOT
+    )
     bare = folder / "without-fonts.apkg"
     with mock.patch.object(deck, "media_entries", return_value={"media": b"{}"}):
-        deck.write_deck(course, bare, site_url="https://example.org/", timestamp=TIMESTAMP)
+        deck.write_deck(
+            course, bare, site_url="https://example.org/", timestamp=TIMESTAMP, root=ROOT
+        )
     fonts = sum((deck.FONTS / source).stat().st_size for source in deck.DECK_MEDIA.values())
     grown = with_fonts.stat().st_size - bare.stat().st_size
     print(f"deck without fonts: {bare.stat().st_size:>9,} bytes")

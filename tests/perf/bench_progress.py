@@ -57,7 +57,7 @@ def bench_to_anki() -> None:
     course = parse_course(ROOT, syntax=MKDOCS)
     items = notes.note_items(course)
     guids = [item.guid for item in items]
-    apkg = deck.build_apkg(course, timestamp=1_764_000_000, items=items)
+    apkg = deck.build_apkg(course, timestamp=1_764_000_000, root=ROOT, items=items)
     print("to-anki, reviews all in one millisecond:")
     for reviews in (5_000, 20_000, 200_000):
         cards = one_moment_cards(guids, reviews)

@@ -6,7 +6,7 @@ Review page's ``store.js``. So the build executes the notebook itself, before Mk
 renders it, and mkdocs-jupyter only renders the executed notebook (``execute`` is turned off
 for it, :func:`take_over`):
 
-- in a separate process (``python -m tools.plugin.lab``), on a temporary copy of the notebook and
+- in a separate process (this module, run by ``python -m``), on a temporary copy of the notebook and
   of ``snippets/`` (all it imports), whose working directory is that copy;
 - confined by the kernel (:func:`tools.buildkit.sandbox.confine`, Linux Landlock): the process and
   the notebook kernel it starts may read only the Python installation, the system's folders
@@ -108,10 +108,10 @@ def _run_confined(work: Path, copy: Path, out: Path, shown: str) -> None:
         "JUPYTER_CONFIG_DIR": str(home / "config"),
         "IPYTHONDIR": str(home / "ipython"),
         "MPLCONFIGDIR": str(home / "matplotlib"),
-        "PYTHONPATH": str(buildinfo.ROOT),  # the engine, for this module; read before confining
         **KERNEL_ENV,
     }
-    command = [sys.executable, "-m", "tools.plugin.lab", str(work), str(copy), str(out)]
+    # This module by the name it was imported under: the child imports the engine as installed.
+    command = [sys.executable, "-m", __name__, str(work), str(copy), str(out)]
     # Its own process group, so that the kernel it starts ends with it.
     child = subprocess.Popen(
         command, cwd=work, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
@@ -156,7 +156,6 @@ def _main(work: Path, copy: Path, out: Path) -> int:
 
     from tools.buildkit import sandbox
 
-    os.environ.pop("PYTHONPATH", None)  # the kernel needs nothing of the engine
     confined = sandbox.confine(readable=_installation(), writable=[work])
     os.chdir(copy.parent)
     notebook = jupytext.read(copy)

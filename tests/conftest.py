@@ -100,7 +100,7 @@ def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     prebuilt = os.environ.get("COURSE_TEST_SITE")
     if prebuilt:
         return Path(prebuilt).resolve()
-    from tools.cli import build_site
+    from mkdocs_course.cli import build_site
 
     site_dir = tmp_path_factory.mktemp("built") / "site"
     build_site(site_dir)
@@ -330,11 +330,11 @@ def artifacts() -> Path:
 def course_deck() -> tuple[list[str], bytes]:
     """The course deck for the progress tests: ``(GUIDs in course order, the built .apkg)`` at a
     fixed time."""
-    from tools.anki import deck
-    from tools.buildkit.buildinfo import ROOT
-    from tools.course import notes
-    from tools.course.parser import parse_course
-    from tools.plugin.syntax import MKDOCS
+    from mkdocs_course.anki import deck
+    from mkdocs_course.buildkit.buildinfo import ROOT
+    from mkdocs_course.course import notes
+    from mkdocs_course.course.parser import parse_course
+    from mkdocs_course.plugin.syntax import MKDOCS
 
     course = parse_course(ROOT, syntax=MKDOCS)
     items = notes.note_items(course)

@@ -22,11 +22,10 @@ from benchmark_files import (
     render,
     write,
 )
-
-from tools import benchmarks
-from tools.buildkit.buildinfo import ROOT
-from tools.course.check import load_checked_course
-from tools.plugin.syntax import MKDOCS
+from mkdocs_course import benchmarks
+from mkdocs_course.buildkit.buildinfo import ROOT
+from mkdocs_course.course.check import load_checked_course
+from mkdocs_course.plugin.syntax import MKDOCS
 
 
 def test_code_hash_covers_imported_modules_only(tmp_path: Path) -> None:

@@ -7,8 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from tools import bootstrap
+from mkdocs_course import bootstrap
 
 
 def _name(requirement: str) -> str:

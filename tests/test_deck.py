@@ -26,13 +26,12 @@ pytest.importorskip("genanki", reason="the course engine's dependencies are not 
 anki_collection = pytest.importorskip("anki.collection", reason="the anki package is not installed")
 
 from conftest import with_course_settings  # noqa: E402
-
-from tools.anki import deck, note_dates  # noqa: E402
-from tools.buildkit.buildinfo import ROOT  # noqa: E402
-from tools.course import config as course_config  # noqa: E402
-from tools.course import notes  # noqa: E402
-from tools.course.parser import parse_course, parse_page  # noqa: E402
-from tools.plugin.syntax import MKDOCS  # noqa: E402
+from mkdocs_course.anki import deck, note_dates  # noqa: E402
+from mkdocs_course.buildkit.buildinfo import ROOT  # noqa: E402
+from mkdocs_course.course import config as course_config  # noqa: E402
+from mkdocs_course.course import notes  # noqa: E402
+from mkdocs_course.course.parser import parse_course, parse_page  # noqa: E402
+from mkdocs_course.plugin.syntax import MKDOCS  # noqa: E402
 
 CONFIG = course_config.load(ROOT)
 DECK_NAME = CONFIG.deck_name
@@ -455,8 +454,8 @@ def unchanged_renderer(root: Path) -> tuple[Path, ...]:
 
 
 def test_renderer_files_are_the_modules_that_render_notes():
-    from tools.course import links, model
-    from tools.render import markdown_html, mathml
+    from mkdocs_course.course import links, model
+    from mkdocs_course.render import markdown_html, mathml
 
     files = set(deck.RENDERER_FILES)
     assert all(path.is_file() for path in files), files
@@ -661,7 +660,7 @@ def test_night_mode_redefines_every_colour():
     ],
 )
 def test_lesson_deck_names(title, expected):
-    from tools.course.model import Page
+    from mkdocs_course.course.model import Page
 
     page = Page(path="docs/lessons/01-x.md", docs_path="lessons/01-x.md", title=title)
     assert notes.lesson_deck_name(page, DECK_NAME) == f"{DECK_NAME}::{expected}"

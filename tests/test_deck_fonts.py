@@ -32,11 +32,10 @@ pytest.importorskip("genanki", reason="the course engine's dependencies are not 
 anki_collection = pytest.importorskip("anki.collection", reason="the anki package is not installed")
 
 from conftest import skip_or_fail  # noqa: E402
+from mkdocs_course.anki import deck  # noqa: E402
+from mkdocs_course.course.parser import parse_course  # noqa: E402
+from mkdocs_course.plugin.syntax import MKDOCS  # noqa: E402
 from test_deck import SITE, T1, build, find_card, import_apkg, make_course  # noqa: E402
-
-from tools.anki import deck  # noqa: E402
-from tools.course.parser import parse_course  # noqa: E402
-from tools.plugin.syntax import MKDOCS  # noqa: E402
 
 Collection = anki_collection.Collection
 

@@ -155,7 +155,7 @@ def test_the_check_finds_a_planted_stale_path(tmp_path):
     (tmp_path / "tools" / "course" / "__init__.py").write_text("")
     (tmp_path / "tools" / "course" / "model.py").write_text('"""Model."""\nclass Card: ...\n')
     (tmp_path / "tools" / "course" / "check.py").write_text(
-        '"""Uses tools.course.model.Card and tools.course.model.Gone."""\n'
+        '"""Uses mkdocs_course.course.model.Card and mkdocs_course.course.model.Gone."""\n'
         "# see tools/course/model.py and tools/identity.py\n"
         'raise SystemExit("see tools/course/nothing.py")\n'
         'PLANTED = "tools/fake.py"  # engine strings count\n'
@@ -171,7 +171,7 @@ def test_the_check_finds_a_planted_stale_path(tmp_path):
     assert missing(tmp_path) == [
         "README.md:1: tools/model.py",
         "tests/test_x.py:1: tools.course_check",
-        "tools/course/check.py:1: tools.course.model.Gone",
+        "tools/course/check.py:1: mkdocs_course.course.model.Gone",
         "tools/course/check.py:2: tools/identity.py",
         "tools/course/check.py:3: tools/course/nothing.py",
         "tools/course/check.py:4: tools/fake.py",

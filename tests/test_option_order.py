@@ -11,10 +11,10 @@ import pytest
 
 pytest.importorskip("genanki", reason="the course engine's dependencies are not installed")
 
-from tools.anki import deck
-from tools.course.parser import parse_page
-from tools.plugin import pages as site
-from tools.plugin.syntax import MKDOCS
+from mkdocs_course.anki import deck
+from mkdocs_course.course.parser import parse_page
+from mkdocs_course.plugin import pages as site
+from mkdocs_course.plugin.syntax import MKDOCS
 
 QUIZ = textwrap.dedent(
     """\

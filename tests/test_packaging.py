@@ -7,7 +7,7 @@ from __future__ import annotations
 import tomllib
 from pathlib import Path
 
-from tools import bootstrap
+from mkdocs_course import bootstrap
 
 ROOT = Path(__file__).resolve().parents[1]
 SOURCE = "tools"

@@ -16,12 +16,12 @@ from conftest import deck_query
 
 pytest.importorskip("genanki", reason="the course engine's dependencies are not installed")
 
-from tools.anki import deck
-from tools.buildkit.buildinfo import ROOT
-from tools.course import notes
-from tools.course.model import normalize
-from tools.course.parser import parse_course
-from tools.plugin.syntax import MKDOCS
+from mkdocs_course.anki import deck
+from mkdocs_course.buildkit.buildinfo import ROOT
+from mkdocs_course.course import notes
+from mkdocs_course.course.model import normalize
+from mkdocs_course.course.parser import parse_course
+from mkdocs_course.plugin.syntax import MKDOCS
 
 RECORD = Path(__file__).with_name("published_notes.tsv")
 

@@ -25,15 +25,14 @@ from pathlib import Path
 
 import pytest
 from conftest import deck_query
-
-from tools import bootstrap
-from tools.anki import deck
-from tools.buildkit.buildinfo import ROOT
-from tools.course import config as course_config
-from tools.course import notes as course_notes
-from tools.course.parser import parse_course
-from tools.plugin.assets import STATIC
-from tools.plugin.syntax import MKDOCS
+from mkdocs_course import bootstrap
+from mkdocs_course.anki import deck
+from mkdocs_course.buildkit.buildinfo import ROOT
+from mkdocs_course.course import config as course_config
+from mkdocs_course.course import notes as course_notes
+from mkdocs_course.course.parser import parse_course
+from mkdocs_course.plugin.assets import STATIC
+from mkdocs_course.plugin.syntax import MKDOCS
 
 FIXTURE = ROOT / "tests" / "fixtures" / "second-course"
 SECOND = course_config.load(FIXTURE)
@@ -42,7 +41,7 @@ FIRST = course_config.load(ROOT)
 
 def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "tools.cli", *args], cwd=ROOT, capture_output=True, text=True
+        [sys.executable, "-m", "mkdocs_course.cli", *args], cwd=ROOT, capture_output=True, text=True
     )
 
 
@@ -108,7 +107,10 @@ def test_the_installed_plugin_is_the_one_mkdocs_loads(stranger_venv: Path, tmp_p
         [str(stranger_venv), "-c", find], cwd=tmp_path, capture_output=True, text=True
     )
     assert result.returncode == 0, result.stderr
-    assert result.stdout.split() == ["tools.plugin.plugin:CoursePlugin", "tools.plugin.plugin"]
+    assert result.stdout.split() == [
+        "mkdocs_course.plugin.plugin:CoursePlugin",
+        "mkdocs_course.plugin.plugin",
+    ]
 
 
 def test_the_installed_engine_is_its_own_copy_under_its_own_name(stranger_venv: Path, tmp_path):

@@ -122,7 +122,7 @@ def started(tmp_path: Path, *command: str) -> list[dict]:
     env = {**os.environ, LOG_VARIABLE: str(log), "PYTHONPATH": str(hooks)}
     env.pop("SOURCE_DATE_EPOCH", None)
     result = subprocess.run(
-        [sys.executable, "-m", "tools.cli", *command],
+        [sys.executable, "-m", "mkdocs_course.cli", *command],
         cwd=ROOT,
         env=env,
         capture_output=True,

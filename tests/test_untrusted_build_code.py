@@ -19,10 +19,9 @@ from types import SimpleNamespace
 
 import pytest
 from conftest import copy_course
+from mkdocs_course.buildkit import sandbox
+from mkdocs_course.plugin import outputs
 from test_build import run_cli
-
-from tools.buildkit import sandbox
-from tools.plugin import outputs
 
 ROOT = Path(__file__).resolve().parents[1]
 LAB = "docs/lab/checkpointing-lab.py"
@@ -178,7 +177,7 @@ def test_the_site_folder_check_names_each_kind_of_difference(tmp_path):
 CONFINED = """
 import socket, sys
 sys.path.insert(0, {root!r})
-from tools.buildkit import sandbox
+from mkdocs_course.buildkit import sandbox
 assert sandbox.confine(readable=[], writable=[{work!r}])
 open({work!r} + "/ok", "w").write("x")
 for attempt in (lambda: open({secret!r}).read(), lambda: open({elsewhere!r}, "w"),

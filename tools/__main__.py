@@ -4,11 +4,11 @@ module again under that name and goes straight to the CLI)."""
 
 import sys
 
-from tools import bootstrap
+from . import bootstrap
 
 if __package__ != bootstrap.PACKAGE:
     bootstrap.reexec_in_venv(sys.argv[1:])
 
-from tools.cli import exit_with, main
+from .cli import exit_with, main
 
 exit_with(main(sys.argv[1:]))

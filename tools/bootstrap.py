@@ -35,7 +35,7 @@ import venv
 from collections.abc import Iterable
 from pathlib import Path
 
-from tools.buildkit.buildinfo import ROOT  # standard library only, like this module
+from .buildkit.buildinfo import ROOT  # standard library only, like this module
 
 PACKAGE = "mkdocs_course"  # the engine's import name once installed
 VENV = ROOT / ".venv"

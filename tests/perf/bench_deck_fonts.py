@@ -36,12 +36,11 @@ from anki_render import (  # noqa: E402
     launch_without_urdu,
     serve_media,
 )
+from mkdocs_course.anki import deck  # noqa: E402
+from mkdocs_course.course.parser import parse_course  # noqa: E402
+from mkdocs_course.plugin.syntax import MKDOCS  # noqa: E402
 from playwright.sync_api import sync_playwright  # noqa: E402
 from test_deck import import_apkg  # noqa: E402
-
-from tools.anki import deck  # noqa: E402
-from tools.course.parser import parse_course  # noqa: E402
-from tools.plugin.syntax import MKDOCS  # noqa: E402
 
 TIMESTAMP = 1_800_000_000
 SIZE_BAR_NOTE = "bar: growth <= the font files' own size"

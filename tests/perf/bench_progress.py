@@ -23,12 +23,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from tools.anki import deck, progress  # noqa: E402
-from tools.anki.progress_apkg import to_apkg  # noqa: E402
-from tools.course import notes  # noqa: E402
-from tools.course.parser import parse_course  # noqa: E402
-from tools.plugin.assets import STATIC  # noqa: E402
-from tools.plugin.syntax import MKDOCS  # noqa: E402
+from mkdocs_course.anki import deck, progress  # noqa: E402
+from mkdocs_course.anki.progress_apkg import to_apkg  # noqa: E402
+from mkdocs_course.course import notes  # noqa: E402
+from mkdocs_course.course.parser import parse_course  # noqa: E402
+from mkdocs_course.plugin.assets import STATIC  # noqa: E402
+from mkdocs_course.plugin.syntax import MKDOCS  # noqa: E402
 
 NOW = 1_796_000_000_000
 ON_LOAD = ("store.js", "schedule.js", "page.js", "transfer.js")

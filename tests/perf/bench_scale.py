@@ -70,12 +70,12 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 DISTRIBUTION = "contributing-to-open-source-ml"  # the engine's distribution (pyproject.toml)
 
-from tools.anki import deck, deck_cache, note_dates  # noqa: E402
-from tools.buildkit import buildinfo, git_history  # noqa: E402
-from tools.course import check as course_check  # noqa: E402
-from tools.course import notes  # noqa: E402
-from tools.plugin import review  # noqa: E402
-from tools.plugin.syntax import MKDOCS  # noqa: E402
+from mkdocs_course.anki import deck, deck_cache, note_dates  # noqa: E402
+from mkdocs_course.buildkit import buildinfo, git_history  # noqa: E402
+from mkdocs_course.course import check as course_check  # noqa: E402
+from mkdocs_course.course import notes  # noqa: E402
+from mkdocs_course.plugin import review  # noqa: E402
+from mkdocs_course.plugin.syntax import MKDOCS  # noqa: E402
 
 PLUGIN = Path("tools", "plugin", "plugin.py")  # an engine with it is the MkDocs plugin "course"
 OLD_HOOK = Path("tools", "site", "hook.py")  # before the plugin: a hook, settings in extra.course
@@ -568,7 +568,16 @@ def profile_build(course: Path, tmp: Path) -> None:
     the profile holds all of its work, not only what the first core does while it waits for the
     second. Where the time goes, by cumulative time."""
     site, apkg = tmp / "profiled-site", tmp / "profiled-deck.apkg"
-    deck_cmd = [sys.executable, "-m", "tools.cli", "deck", "--course", str(course), "-o", str(apkg)]
+    deck_cmd = [
+        sys.executable,
+        "-m",
+        "mkdocs_course.cli",
+        "deck",
+        "--course",
+        str(course),
+        "-o",
+        str(apkg),
+    ]
     for label, command in (("clean build", ours_command(course, site)), ("deck", deck_cmd)):
         out = tmp / "profile.prof"
         shutil.rmtree(course / ".cache", ignore_errors=True)

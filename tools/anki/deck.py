@@ -37,15 +37,15 @@ from pathlib import Path
 
 import genanki
 
-from tools.anki import note_dates
-from tools.buildkit.buildinfo import ROOT, write_atomically
-from tools.course import links, model, notes
-from tools.course.config import DECK_TEMPLATES
-from tools.course.links import page_url
-from tools.course.model import Card, Course, CourseConfig, Page, Question
-from tools.course.notes import NoteItem, deck_id, note_items
-from tools.render import markdown_html, mathml
-from tools.render.markdown_html import render_markdown
+from ..buildkit.buildinfo import ROOT, write_atomically
+from ..course import links, model, notes
+from ..course.config import DECK_TEMPLATES
+from ..course.links import page_url
+from ..course.model import Card, Course, CourseConfig, Page, Question
+from ..course.notes import NoteItem, deck_id, note_items
+from ..render import markdown_html, mathml
+from ..render.markdown_html import render_markdown
+from . import note_dates
 
 # Note types: their ids come from the course's settings and are FIXED. Anki knows a note type by
 # its id; a learner's notes stay tied to it across imports. Templates and CSS may change freely

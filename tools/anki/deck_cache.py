@@ -14,11 +14,11 @@ import contextlib
 import json
 from pathlib import Path
 
-from tools.anki import deck, note_dates
-from tools.buildkit import buildinfo
-from tools.buildkit.digest import Digest
-from tools.course.model import Course
-from tools.course.notes import NoteItem
+from ..buildkit import buildinfo
+from ..buildkit.digest import Digest
+from ..course.model import Course
+from ..course.notes import NoteItem
+from . import deck, note_dates
 
 KEEP = 4  # decks kept in the cache (a few recent versions, not all history)
 

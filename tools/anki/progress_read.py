@@ -33,7 +33,7 @@ import zlib
 from collections.abc import Iterator
 from pathlib import Path
 
-from tools.anki.progress import (
+from .progress import (
     ProgressError,
     _iso,
     card_problem,

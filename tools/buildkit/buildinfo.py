@@ -19,7 +19,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from tools.buildkit.digest import Digest  # standard library only, like this module
+from .digest import Digest  # standard library only, like this module
 
 ROOT = Path(__file__).resolve().parents[2]
 STRICT_RESULTS_ENV = "COURSE_STRICT_RESULTS"

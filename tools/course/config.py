@@ -38,9 +38,9 @@ from typing import Any
 
 import yaml
 
-from tools.benchmarks import registry as benchmark_registry
-from tools.course import sanitize
-from tools.course.model import LANGUAGES, CourseConfig, CourseError, Location
+from ..benchmarks import registry as benchmark_registry
+from . import sanitize
+from .model import LANGUAGES, CourseConfig, CourseError, Location
 
 CONFIG_FILE = "mkdocs.yml"
 PLUGIN = "course"  # the plugin's name in mkdocs.yml (its entry point in pyproject.toml)

@@ -37,8 +37,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from tools.buildkit import buildinfo
-from tools.buildkit.digest import Digest
+from ..buildkit import buildinfo
+from ..buildkit.digest import Digest
 
 TIMEOUT_S = (
     600  # the whole notebook; a cell that hangs fails the build instead of the build hanging
@@ -154,7 +154,7 @@ def _main(work: Path, copy: Path, out: Path) -> int:
     from nbclient import NotebookClient
     from traitlets.config import Config
 
-    from tools.buildkit import sandbox
+    from ..buildkit import sandbox
 
     confined = sandbox.confine(readable=_installation(), writable=[work])
     os.chdir(copy.parent)

@@ -576,7 +576,8 @@ def test_the_package_is_the_database_genanki_itself_writes(tmp_path, monkeypatch
 
     monkeypatch.setattr(deck, "_write_package", genankis)
     assert deck.build_apkg(course, timestamp=T1, root=root) == ours
-    assert len(deck._decks(notes.note_items(course), course.config, SITE)) == 4
+    models = deck.note_models(course.config, deck.templates(root, course.config))
+    assert len(deck._decks(notes.note_items(course), course.config, models, SITE)) == 4
 
 
 def test_same_commit_gives_a_byte_identical_deck(tmp_path):

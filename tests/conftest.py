@@ -142,9 +142,10 @@ def site_url(built_site: Path) -> Iterator[str]:
         yield url
 
 
-# What a copy of the course needs to build on its own (tests that break or add to the sources):
-# no tools/, since the engine that builds it is the installed one (mkdocs_course).
-COURSE_FILES = ("docs", "snippets", "deck", "overrides", "mkdocs.yml", "pyproject.toml")
+# What a copy of the course needs to build on its own (tests that break or add to the sources).
+# The engine that builds it is the installed one (mkdocs_course, this checkout's tools/); tools/
+# is copied only because mkdocs.yml's watch list names it, and MkDocs refuses a missing folder.
+COURSE_FILES = ("docs", "snippets", "tools", "deck", "overrides", "mkdocs.yml", "pyproject.toml")
 
 
 def deck_query(apkg: Path | bytes, sql: str) -> list[tuple]:

@@ -27,13 +27,15 @@ def course_copy(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def run_cli(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
+def run_cli(
+    root: Path, *args: str, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "mkdocs_course.cli", *args],
         cwd=root,
         capture_output=True,
         text=True,
-        env={**_env(), "SOURCE_DATE_EPOCH": "1767225600"},
+        env={**_env(), "SOURCE_DATE_EPOCH": "1767225600", **(env or {})},
     )
 
 

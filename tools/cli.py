@@ -7,7 +7,7 @@ runs MkDocs in this process (:mod:`tools.plugin.mkdocs_build`). ``vendor`` refre
 vendored browser code (:mod:`tools.plugin.vendor`). ``progress`` moves a learner's reviews between
 the Review page and Anki, with their schedule (:mod:`tools.anki.progress` and its routes).
 ``--course DIR`` points ``check``, ``deck`` and ``build`` at another course (a folder with its
-own ``mkdocs.yml`` and ``docs/``); the default is this repository's course.
+own ``mkdocs.yml`` and ``docs/``); the default is the course in the current folder.
 """
 
 from __future__ import annotations

@@ -13,10 +13,9 @@ from typing import Any
 
 import checkpointing
 import provenance
-
-from tools import benchmarks
-from tools.buildkit.buildinfo import ROOT
-from tools.course import config as course_config
+from mkdocs_course import benchmarks
+from mkdocs_course.buildkit.buildinfo import ROOT
+from mkdocs_course.course import config as course_config
 
 CPU_FILE = ROOT / "docs" / "benchmarks" / "checkpointing-cpu.json"
 REGISTRY = course_config.benchmarks(ROOT)  # the benchmarks mkdocs.yml declares

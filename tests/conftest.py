@@ -100,7 +100,7 @@ def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     prebuilt = os.environ.get("COURSE_TEST_SITE")
     if prebuilt:
         return Path(prebuilt).resolve()
-    from tools.cli import build_site
+    from mkdocs_course.cli import build_site
 
     site_dir = tmp_path_factory.mktemp("built") / "site"
     build_site(site_dir)
@@ -143,6 +143,8 @@ def site_url(built_site: Path) -> Iterator[str]:
 
 
 # What a copy of the course needs to build on its own (tests that break or add to the sources).
+# The engine that builds it is the installed one (mkdocs_course, this checkout's tools/); tools/
+# is copied only because mkdocs.yml's watch list names it, and MkDocs refuses a missing folder.
 COURSE_FILES = ("docs", "snippets", "tools", "deck", "overrides", "mkdocs.yml", "pyproject.toml")
 
 
@@ -161,9 +163,11 @@ def deck_query(apkg: Path | bytes, sql: str) -> list[tuple]:
 
 def with_course_settings(root: Path) -> Path:
     """Give a made-up course in ``root`` this course's settings (``mkdocs.yml``: deck name, GUID
-    namespace, ...), so its notes get the GUIDs this course's notes would."""
+    namespace, ...), so its notes get the GUIDs this course's notes would, and its note templates
+    (``deck/``, which the settings name)."""
     root.mkdir(parents=True, exist_ok=True)
     shutil.copy2(ROOT / "mkdocs.yml", root / "mkdocs.yml")
+    shutil.copytree(ROOT / "deck", root / "deck", dirs_exist_ok=True)
     # The page files the settings declare for the benchmarks' views must exist in the course.
     views = Path("snippets", "benchmark_views")
     (root / views).mkdir(parents=True, exist_ok=True)
@@ -327,14 +331,14 @@ def artifacts() -> Path:
 def course_deck() -> tuple[list[str], bytes]:
     """The course deck for the progress tests: ``(GUIDs in course order, the built .apkg)`` at a
     fixed time."""
-    from tools.anki import deck
-    from tools.buildkit.buildinfo import ROOT
-    from tools.course import notes
-    from tools.course.parser import parse_course
-    from tools.plugin.syntax import MKDOCS
+    from mkdocs_course.anki import deck
+    from mkdocs_course.buildkit.buildinfo import ROOT
+    from mkdocs_course.course import notes
+    from mkdocs_course.course.parser import parse_course
+    from mkdocs_course.plugin.syntax import MKDOCS
 
     course = parse_course(ROOT, syntax=MKDOCS)
     items = notes.note_items(course)
     times = {item.guid: 1_764_000_000 for item in items}
-    apkg = deck.build_apkg(course, timestamp=1_764_000_000, items=items, times=times)
+    apkg = deck.build_apkg(course, timestamp=1_764_000_000, root=ROOT, items=items, times=times)
     return [item.guid for item in items], apkg

@@ -8,7 +8,9 @@ the CLI on top; ``practice`` (the practice workspace) stands alone, because the 
 it without the rest of the engine. Only ``plugin`` imports a site generator; only ``anki`` imports
 genanki. Every import counts, also one inside a function or under ``TYPE_CHECKING``: each is a
 dependency a reader must follow. ``bootstrap`` and what it imports run before the virtual
-environment exists, so they import the standard library only.
+environment exists, so they import the standard library only. Modules are named as installed
+(``mkdocs_course.X`` for ``tools/X.py``), and import each other relatively: an absolute import of
+the engine by either name is refused (CONTRIBUTING.md, "The import name").
 """
 
 from __future__ import annotations
@@ -39,14 +41,16 @@ LIBRARIES = {  # library -> the only layers that may import it
     "pymdownx": {"plugin"},
     "genanki": {"anki"},
 }
-BARE_PYTHON = ("tools", "tools.bootstrap")  # imported before .venv exists (python3 -m tools)
+SOURCE = "tools"  # the engine's folder in the checkout
+PACKAGE = "mkdocs_course"  # its import name once installed (pyproject.toml's package-dir)
+BARE_PYTHON = (PACKAGE, f"{PACKAGE}.bootstrap")  # imported before .venv exists (python3 -m tools)
 
 
 def modules(root: Path) -> dict[str, Path]:
-    """Module name -> file, for every module of the ``tools`` package under ``root``."""
+    """Module name (as installed) -> file, for every module of the engine under ``root``."""
     found = {}
-    for path in sorted((root / "tools").rglob("*.py")):
-        parts = path.relative_to(root).with_suffix("").parts
+    for path in sorted((root / SOURCE).rglob("*.py")):
+        parts = (PACKAGE, *path.relative_to(root / SOURCE).with_suffix("").parts)
         found[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
     return found
 
@@ -63,13 +67,30 @@ def imports(name: str, path: Path, known: dict[str, Path]) -> set[str]:
             if node.level:
                 base = ".".join(package.split(".")[: len(package.split(".")) - node.level + 1])
                 base = f"{base}.{node.module}" if node.module else base
-            for alias in node.names:  # ``from tools.X import Y``: Y may be a module
+            for alias in node.names:  # ``from .X import Y``: Y may be a module
                 out.add(f"{base}.{alias.name}" if f"{base}.{alias.name}" in known else base)
-    return {_engine_module(m, known) if m.startswith("tools") else m.split(".")[0] for m in out}
+    return {
+        _engine_module(m, known) if m.split(".")[0] == PACKAGE else m.split(".")[0] for m in out
+    }
+
+
+def absolute_imports(root: Path) -> list[str]:
+    """Each import of the engine by an absolute name (``tools.X`` from the checkout's folder or
+    ``mkdocs_course.X``) in an engine module, as ``module:line``: inside the package every import
+    is relative, so the engine runs under whatever name it is installed as, and once only."""
+    bad = []
+    for name, path in sorted(modules(root).items()):
+        for node in ast.walk(ast.parse(path.read_text("utf-8"), str(path))):
+            named = [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            if isinstance(node, ast.ImportFrom) and not node.level:
+                named = [node.module or ""]
+            if any(n.split(".")[0] in (SOURCE, PACKAGE) for n in named):
+                bad.append(f"{name}:{node.lineno}")
+    return bad
 
 
 def _engine_module(name: str, known: dict[str, Path]) -> str:
-    while name not in known:
+    while name not in known and "." in name:
         name = name.rpartition(".")[0]
     return name
 
@@ -79,7 +100,7 @@ def layer(name: str) -> str:
     return parts[1] if len(parts) > 2 or f"{name}" in _PACKAGES else ""
 
 
-_PACKAGES = {f"tools.{layer}" for layer in MAY_IMPORT if layer}
+_PACKAGES = {f"{PACKAGE}.{layer}" for layer in MAY_IMPORT if layer}
 
 
 def graph(root: Path) -> dict[str, set[str]]:
@@ -176,25 +197,28 @@ def test_the_checks_find_a_planted_cycle_and_planted_forbidden_imports(tmp_path)
         tmp_path,
         {
             "tools/course/__init__.py": "",
-            "tools/course/a.py": "from tools.course import b\n",
-            "tools/course/b.py": "def f():\n    from tools.course.a import x\n",
+            "tools/course/a.py": "from . import b\n",
+            "tools/course/b.py": "def f():\n    from .a import x\n",
             "tools/course/c.py": "from typing import TYPE_CHECKING\n"
-            "if TYPE_CHECKING:\n    from tools.plugin.page import P\nimport markdown.extensions\n",
+            "if TYPE_CHECKING:\n    from ..plugin.page import P\nimport markdown.extensions\n",
             "tools/plugin/__init__.py": "",
             "tools/plugin/page.py": "from . import page\nimport genanki\n",
-            "tools/bootstrap.py": "import os\nfrom tools.buildkit import facts\n",
+            "tools/bootstrap.py": "import os\nfrom .buildkit import facts\n",
             "tools/buildkit/__init__.py": "",
             "tools/buildkit/facts.py": "import yaml\n",
         },
     )
     edges = graph(root)
-    assert cycles(edges) == [["tools.course.a", "tools.course.b"], ["tools.plugin.page"]]
-    assert forbidden(edges) == [
-        "tools.course.c -> markdown",
-        "tools.course.c -> tools.plugin.page",
-        "tools.plugin.page -> genanki",
+    assert cycles(edges) == [
+        ["mkdocs_course.course.a", "mkdocs_course.course.b"],
+        ["mkdocs_course.plugin.page"],
     ]
-    assert not_bare(edges, BARE_PYTHON) == ["tools.buildkit.facts -> yaml"]
+    assert forbidden(edges) == [
+        "mkdocs_course.course.c -> markdown",
+        "mkdocs_course.course.c -> mkdocs_course.plugin.page",
+        "mkdocs_course.plugin.page -> genanki",
+    ]
+    assert not_bare(edges, BARE_PYTHON) == ["mkdocs_course.buildkit.facts -> yaml"]
 
 
 def test_the_checks_pass_a_tree_that_keeps_the_layers(tmp_path):
@@ -202,17 +226,35 @@ def test_the_checks_pass_a_tree_that_keeps_the_layers(tmp_path):
         tmp_path,
         {
             "tools/course/__init__.py": "",
-            "tools/course/a.py": "import re\nfrom tools.buildkit import facts\n",
+            "tools/course/a.py": "import re\nfrom ..buildkit import facts\n",
             "tools/plugin/__init__.py": "",
-            "tools/plugin/page.py": "import markdown\nfrom tools.course.a import x\n",
+            "tools/plugin/page.py": "import markdown\nfrom ..course.a import x\n",
             "tools/buildkit/__init__.py": "",
             "tools/buildkit/facts.py": "import os\n",
-            "tools/cli.py": "from tools.plugin import page\n",
+            "tools/cli.py": "from .plugin import page\n",
             "tools/bootstrap.py": "import os\n",
         },
     )
     edges = graph(root)
     assert (cycles(edges), forbidden(edges), not_bare(edges, BARE_PYTHON)) == ([], [], [])
+    assert absolute_imports(root) == []
+
+
+def test_the_engine_imports_itself_only_relatively():
+    assert absolute_imports(ROOT) == []
+
+
+def test_the_check_finds_absolute_imports_of_the_engine_by_either_name(tmp_path):
+    root = _tree(
+        tmp_path,
+        {
+            "tools/course/__init__.py": "",
+            "tools/course/a.py": "import os\nfrom . import b\n",
+            "tools/course/b.py": f"def f():\n    from {PACKAGE}.course import a\n",
+            "tools/cli.py": f"import json\nimport {SOURCE}.course.a\n",  # the checkout's name
+        },
+    )
+    assert absolute_imports(root) == ["mkdocs_course.cli:2", "mkdocs_course.course.b:2"]
 
 
 # --- the engine knows no course ----------------------------------------------------------------
@@ -220,13 +262,11 @@ def test_the_checks_pass_a_tree_that_keeps_the_layers(tmp_path):
 # Folders of a course (beside its mkdocs.yml) that the engine reads only through the course root it
 # is handed (a setting, ``docs_dir`` or a ``root`` argument), never from its own checkout: the
 # engine installed elsewhere has no such folders, and this checkout's would be the wrong course's.
-COURSE_FOLDERS = ("docs", "snippets", "mkdocs.yml")
+COURSE_FOLDERS = ("docs", "snippets", "deck", "mkdocs.yml")  # deck: this course's note templates
 # Reads of the engine's own checkout for files a course folder holds, while other changes move
 # them into the package (the deck's fonts, the vendored browser libraries). The list only shrinks:
 # an entry that no longer reads one fails the test below until it is taken off.
-READS_THE_CHECKOUT_FOR_NOW = {
-    "tools/anki/deck.py",
-}
+READS_THE_CHECKOUT_FOR_NOW: set[str] = set()
 
 
 def course_modules(root: Path) -> set[str]:
@@ -319,18 +359,18 @@ def test_the_course_checks_find_planted_imports_and_reads(tmp_path):
             "tools/benchmarks/a.py": "from snippets import model\n",
             "tools/benchmarks/b.py": "def f():\n    import docs.lab.lab\n",
             "tools/benchmarks/c.py": "import importlib\nimportlib.import_module('snippets.x')\n",
-            "tools/benchmarks/d.py": "from tools.benchmarks import a\nimport json\n",
+            "tools/benchmarks/d.py": "from . import a\nimport json\n",
             "tools/anki/__init__.py": "",
-            "tools/anki/e.py": "from tools.buildkit.buildinfo import ROOT\nF = ROOT / 'docs/x'\n",
-            "tools/anki/f.py": "from tools.buildkit import buildinfo\n"
+            "tools/anki/e.py": "from ..buildkit.buildinfo import ROOT\nF = ROOT / 'docs/x'\n",
+            "tools/anki/f.py": "from ..buildkit import buildinfo\n"
             "def g(root=buildinfo.ROOT):\n    return root / 'docs'\n",
             "tools/anki/g.py": "def h(root):\n    return root / 'docs'\n",
         },
     )
     assert course_imports(root) == [
-        "tools.benchmarks.a -> snippets",
-        "tools.benchmarks.b -> docs",
-        "tools.benchmarks.c -> snippets",
+        "mkdocs_course.benchmarks.a -> snippets",
+        "mkdocs_course.benchmarks.b -> docs",
+        "mkdocs_course.benchmarks.c -> snippets",
     ]
     assert checkout_reads(root) == {"tools/anki/e.py", "tools/anki/f.py"}
 

@@ -9,9 +9,8 @@ import threading
 
 import pytest
 from conftest import ROOT
-
-from tools.buildkit import workers as background
-from tools.buildkit.workers import Background
+from mkdocs_course.buildkit import workers as background
+from mkdocs_course.buildkit.workers import Background
 
 
 def fail() -> None:
@@ -142,7 +141,7 @@ def test_workers_exit_when_the_build_is_killed(tmp_path):
 
     script = (
         "import os, time, sys\n"
-        "from tools.buildkit import workers as background\n"
+        "from mkdocs_course.buildkit import workers as background\n"
         "background._may_fork = lambda: True\n"
         "b = background.Background(workers=1)\n"
         "print(b.submit(os.getpid).result(), flush=True)\n"

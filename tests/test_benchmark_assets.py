@@ -14,7 +14,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tools.buildkit.buildinfo import ROOT
+from mkdocs_course.buildkit.buildinfo import ROOT
 
 FIXTURE = ROOT / "tests" / "fixtures" / "second-course"
 LESSON = "lessons/01-finding-your-way.html"  # its benchmark's table
@@ -48,7 +48,7 @@ def _build(course: Path, site: Path) -> subprocess.CompletedProcess[str]:
 
 def _check(course: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "tools.cli", "check", "--course", str(course)],
+        [sys.executable, "-m", "mkdocs_course.cli", "check", "--course", str(course)],
         cwd=ROOT, capture_output=True, text=True,
     )  # fmt: skip
 

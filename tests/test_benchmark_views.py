@@ -16,12 +16,12 @@ from typing import Any
 import pytest
 from benchmark_files import committed, course_root, render, write
 from conftest import ROOT
+from mkdocs_course import benchmarks
+from mkdocs_course.benchmarks.chart import Bars
+from mkdocs_course.benchmarks.formatting import fmt_bytes
 
 from snippets import memory_model
 from snippets.benchmark_views.step import describe_run, run_kind
-from tools import benchmarks
-from tools.benchmarks.chart import Bars
-from tools.benchmarks.formatting import fmt_bytes
 
 SVG = "{http://www.w3.org/2000/svg}"
 

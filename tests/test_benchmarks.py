@@ -37,11 +37,10 @@ import pytest
 import test_benchmarks_gpu as gpu_run
 import torch
 from benchmark_files import CPU_FILE, CPU_KIND, REGISTRY, course_root, render
+from mkdocs_course import benchmarks
+from mkdocs_course.buildkit.buildinfo import ROOT
 from torch import nn
 from torch.utils.checkpoint import checkpoint
-
-from tools import benchmarks
-from tools.buildkit.buildinfo import ROOT
 
 RESULTS = ROOT / "docs" / "benchmarks"
 CONFIG = checkpointing.CONFIGS["cpu"]

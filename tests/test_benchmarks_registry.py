@@ -9,10 +9,9 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from tools import benchmarks
-from tools.benchmarks import registry
-from tools.plugin.settings import CourseSettings
+from mkdocs_course import benchmarks
+from mkdocs_course.benchmarks import registry
+from mkdocs_course.plugin.settings import CourseSettings
 
 ENTRY = {
     "views": "pkg.views:VIEWS",
@@ -108,7 +107,7 @@ def _course(root: Path, package: str, views: str, schema: dict | None = None) ->
 
 VIEWS = """
 import hashlib
-from tools.benchmarks import View
+from mkdocs_course.benchmarks import View
 
 def code_hash(entry, root):
     name = entry.relative_to(root).as_posix()
@@ -166,7 +165,7 @@ def test_the_views_are_imported_from_the_courses_folder_without_a_path_edit(
         ("raise RuntimeError('broken on import')", "cannot import '{p}.views' (RuntimeError"),
         ("VIEWS = [1, 2]", "{p}.views:VIEWS is not a mapping of View"),
         (
-            "from tools.benchmarks import View\n"
+            "from mkdocs_course.benchmarks import View\n"
             "VIEWS = {'t': View(str, ('cpu', 'cuda'))}\ncode_hash = None\n",
             "view 't' shows kinds ['cuda'] that files lacks",
         ),

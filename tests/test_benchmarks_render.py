@@ -21,9 +21,8 @@ from benchmark_files import (
     synthetic_h200,
     write,
 )
-
-from tools.benchmarks.formatting import fmt_bytes
-from tools.buildkit.buildinfo import ROOT
+from mkdocs_course.benchmarks.formatting import fmt_bytes
+from mkdocs_course.buildkit.buildinfo import ROOT
 
 
 @pytest.fixture

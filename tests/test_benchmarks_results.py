@@ -22,11 +22,10 @@ from benchmark_files import (
     render,
     write,
 )
-
-from tools import benchmarks
-from tools.buildkit.buildinfo import ROOT
-from tools.course.check import load_checked_course
-from tools.plugin.syntax import MKDOCS
+from mkdocs_course import benchmarks
+from mkdocs_course.buildkit.buildinfo import ROOT
+from mkdocs_course.course.check import load_checked_course
+from mkdocs_course.plugin.syntax import MKDOCS
 
 
 def test_code_hash_covers_imported_modules_only(tmp_path: Path) -> None:
@@ -155,6 +154,7 @@ def test_a_broken_results_file_is_reported_once_not_once_per_embed(
     root = course_root(tmp_path)
     shutil.copytree(ROOT / "docs", root / "docs", dirs_exist_ok=True, ignore=_no_assets)
     shutil.copy(ROOT / "mkdocs.yml", root / "mkdocs.yml")
+    shutil.copytree(ROOT / "deck", root / "deck")  # the note templates its settings name
     write(root, _broken(sample))
     course = load_checked_course(root, syntax=MKDOCS)
     about_results = [e for e in course.errors if "checkpointing-cpu.json" in str(e)]

@@ -23,13 +23,13 @@ import memory_model
 import memory_trace
 import pytest
 import torch
+from mkdocs_course import benchmarks
+from mkdocs_course.benchmarks.errors import BenchmarkError
+from mkdocs_course.benchmarks.schema import Validators, validate
+from mkdocs_course.buildkit.buildinfo import ROOT
+from mkdocs_course.course import config as course_config
 
 from snippets.benchmark_views import traced as views
-from tools import benchmarks
-from tools.benchmarks.errors import BenchmarkError
-from tools.benchmarks.schema import Validators, validate
-from tools.buildkit.buildinfo import ROOT
-from tools.course import config as course_config
 
 TRACED = ROOT / "docs" / "benchmarks" / "checkpointing-traced.json"
 REGISTRY = course_config.benchmarks(ROOT)  # the benchmarks mkdocs.yml declares

@@ -2,11 +2,12 @@
 
 import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
-
-from tools import bootstrap
+from mkdocs_course import bootstrap
 
 
 def _name(requirement: str) -> str:
@@ -114,3 +115,73 @@ def test_a_build_installs_no_test_tools_and_the_test_command_adds_them(fresh_env
     log.unlink()
     bootstrap.ensure_venv(bootstrap.extras_for(["build"]))
     assert not log.exists(), "the test tools stay installed for the next test run"
+
+
+# --- one name per process: the checkout's ``tools``, then the installed ``mkdocs_course`` ------
+
+HEADER = "import time: self [us] | cumulative | imported package"
+CHECKOUT = "tools"  # the engine's folder: its name when run from the checkout (python3 -m tools)
+
+
+def engine_modules_by_process(stderr: str) -> list[set[str]]:
+    """The engine's modules each process imported, in the order the processes ran, from
+    ``PYTHONPROFILEIMPORTTIME``'s report (each process starts its own with the header line)."""
+    processes: list[set[str]] = []
+    for line in stderr.splitlines():
+        if line.strip() == HEADER:
+            processes.append(set())
+        elif line.startswith("import time:") and processes:
+            name = line.rsplit("|", 1)[1].strip()
+            if name.split(".")[0] in (CHECKOUT, bootstrap.PACKAGE):
+                processes[-1].add(name)
+    return processes
+
+
+def loaded_twice(modules: set[str]) -> set[str]:
+    """The engine modules among ``modules`` loaded under both names (``""``: the package)."""
+    names: dict[str, set[str]] = {}
+    for module in modules:
+        top, _, rest = module.partition(".")
+        names.setdefault(rest, set()).add(top)
+    return {rest for rest, tops in names.items() if len(tops) > 1}
+
+
+def test_the_import_report_shows_a_module_loaded_under_both_names():
+    report = "\n".join(
+        [
+            HEADER,
+            f"import time:       10 |         10 |   {CHECKOUT}",
+            f"import time:       10 |         10 |     {CHECKOUT}.bootstrap",
+            HEADER,
+            f"import time:       10 |         10 | {bootstrap.PACKAGE}",
+            f"import time:       10 |         10 |   {bootstrap.PACKAGE}.cli",
+            "import time:       10 |         10 |     json",
+            f"import time:       10 |         10 |     {CHECKOUT}.cli",
+        ]
+    )
+    first, second = engine_modules_by_process(report)
+    assert first == {CHECKOUT, f"{CHECKOUT}.bootstrap"} and loaded_twice(first) == set()
+    assert loaded_twice(second) == {"cli"}
+
+
+def test_the_cli_runs_as_the_installed_package_with_each_module_loaded_once():
+    """``python3 -m tools`` (the README's command, run from the checkout) re-runs itself as
+    ``python -m mkdocs_course``: the process that runs the CLI loads no engine module under the
+    checkout's folder name too, which would make two copies of its state."""
+    if not bootstrap.inside_venv():
+        pytest.skip("runs the command with this checkout's .venv, which this Python is not")
+    done = subprocess.run(
+        [sys.executable, "-m", CHECKOUT, "--help"],
+        cwd=bootstrap.ROOT,
+        env={**os.environ, "PYTHONPROFILEIMPORTTIME": "1"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "usage: python -m tools" in done.stdout
+    first, cli = engine_modules_by_process(done.stderr)  # the bootstrap's process, the CLI's
+    assert {CHECKOUT, f"{CHECKOUT}.bootstrap"} <= first and f"{bootstrap.PACKAGE}.cli" not in first
+    assert f"{bootstrap.PACKAGE}.cli" in cli
+    assert [m for m in cli if m.split(".")[0] == CHECKOUT] == []
+    assert loaded_twice(first) == loaded_twice(cli) == set()

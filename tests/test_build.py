@@ -27,13 +27,15 @@ def course_copy(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def run_cli(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
+def run_cli(
+    root: Path, *args: str, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "tools.cli", *args],
+        [sys.executable, "-m", "mkdocs_course.cli", *args],
         cwd=root,
         capture_output=True,
         text=True,
-        env={**_env(), "SOURCE_DATE_EPOCH": "1767225600"},
+        env={**_env(), "SOURCE_DATE_EPOCH": "1767225600", **(env or {})},
     )
 
 
@@ -214,7 +216,7 @@ def test_an_interrupted_build_leaves_no_staging_folder_and_the_old_site(course_c
     append(lesson(course_copy), "\n" + cards)
     before = snapshot(course_copy)
     build = subprocess.Popen(
-        [sys.executable, "-m", "tools.cli", "build"],
+        [sys.executable, "-m", "mkdocs_course.cli", "build"],
         cwd=course_copy,
         env={**_env(), "SOURCE_DATE_EPOCH": "1767225600"},
         stdout=subprocess.DEVNULL,
@@ -309,13 +311,20 @@ def test_a_read_only_old_site_is_replaced_without_leftovers(tmp_path):
             # ``nobody`` cannot read root's home, where this machine's Python may live: its
             # interpreter then runs with another standard library, which the lab notebook's
             # HTML export trips on. Execute the notebook here, so ``nobody``'s build reuses it.
-            warm = [sys.executable, "-m", "tools.cli", "build", "--site-dir", str(root / "warm")]
+            warm = [
+                sys.executable,
+                "-m",
+                "mkdocs_course.cli",
+                "build",
+                "--site-dir",
+                str(root / "warm"),
+            ]
             subprocess.run(warm, cwd=root, check=True, capture_output=True, env=_env())
             shutil.rmtree(root / "warm")
         site = root / "site"
         (site / "sub").mkdir(parents=True)
         (site / "sub" / "old.txt").write_text("old")
-        command = [sys.executable, "-m", "tools.cli", "build"]
+        command = [sys.executable, "-m", "mkdocs_course.cli", "build"]
         if as_other:
             subprocess.run(["chown", "-R", "65534:65534", str(root)], check=True)
             root.chmod(0o755)

@@ -7,9 +7,8 @@ import json
 from pathlib import Path
 
 import pytest
-
-from tools.buildkit import memo as build_memo
-from tools.buildkit.memo import BuildMemo
+from mkdocs_course.buildkit import memo as build_memo
+from mkdocs_course.buildkit.memo import BuildMemo
 
 
 def never() -> str:
@@ -93,8 +92,8 @@ def test_a_memo_that_cannot_be_written_costs_only_time(tmp_path: Path):
 
 
 def test_cache_keys_keep_their_parts_apart_and_carry_the_cache_format(monkeypatch):
-    from tools.buildkit import digest
-    from tools.buildkit.digest import Digest
+    from mkdocs_course.buildkit import digest
+    from mkdocs_course.buildkit.digest import Digest
 
     assert Digest("ab", "c").hexdigest() != Digest("a", "bc").hexdigest()
     assert Digest().data(b"a").data(b"b").hexdigest() != Digest().data(b"ab").hexdigest()

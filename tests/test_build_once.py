@@ -12,17 +12,17 @@ from pathlib import Path
 
 import pytest
 from conftest import copy_course
+from mkdocs_course import benchmarks, cli
+from mkdocs_course.anki import deck, deck_cache
+from mkdocs_course.buildkit import workers as background
+from mkdocs_course.buildkit.buildinfo import ROOT
+from mkdocs_course.course import parser
+from mkdocs_course.course.check import load_checked_course
+from mkdocs_course.plugin import offline
+from mkdocs_course.plugin import pages as site_pages
+from mkdocs_course.plugin.syntax import MKDOCS
 
 from snippets import benchmark_views
-from tools import benchmarks, cli
-from tools.anki import deck, deck_cache
-from tools.buildkit import workers as background
-from tools.buildkit.buildinfo import ROOT
-from tools.course import parser
-from tools.course.check import load_checked_course
-from tools.plugin import offline
-from tools.plugin import pages as site_pages
-from tools.plugin.syntax import MKDOCS
 
 
 @pytest.fixture
@@ -178,8 +178,7 @@ def test_a_check_parses_each_version_of_mkdocs_yml_once(
     """The settings, the docs folder, the theme's strings and the identity check all read
     mkdocs.yml: one parse of each version (this one, and the first published one from git)."""
     import yaml
-
-    from tools.course import config as course_config
+    from mkdocs_course.course import config as course_config
 
     root = copy_course(tmp_path / "course")
     git = ["git", "-c", "user.name=T", "-c", "user.email=t@example.org", "-c", "commit.gpgsign=0"]

@@ -9,10 +9,9 @@ from pathlib import Path
 
 import pytest
 from conftest import copy_course
-
-from tools import cli
-from tools.buildkit import buildinfo
-from tools.buildkit import stamp as build_stamp
+from mkdocs_course import cli
+from mkdocs_course.buildkit import buildinfo
+from mkdocs_course.buildkit import stamp as build_stamp
 
 
 def make(root: Path) -> tuple[Path, Path]:

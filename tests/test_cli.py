@@ -6,12 +6,12 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tools.buildkit.buildinfo import ROOT
+from mkdocs_course.buildkit.buildinfo import ROOT
 
 
 def cli(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "tools.cli", *args], cwd=ROOT, capture_output=True, text=True
+        [sys.executable, "-m", "mkdocs_course.cli", *args], cwd=ROOT, capture_output=True, text=True
     )
 
 
@@ -111,7 +111,7 @@ def test_progress_prints_no_authoring_warnings(tmp_path: Path):
     import json
     import shutil
 
-    from tools.anki import progress
+    from mkdocs_course.anki import progress
 
     course = tmp_path / "course"
     shutil.copytree(ROOT / "tests" / "fixtures" / "second-course", course)
@@ -174,7 +174,16 @@ def test_serve_warns_as_build_does_and_a_broken_source_answers_with_its_error(tm
     log = tmp_path / "serve.log"
     with log.open("w") as out:
         server = subprocess.Popen(
-            [sys.executable, "-m", "tools.cli", "serve", "--course", str(course), "-a", address],
+            [
+                sys.executable,
+                "-m",
+                "mkdocs_course.cli",
+                "serve",
+                "--course",
+                str(course),
+                "-a",
+                address,
+            ],
             cwd=ROOT,
             stdout=out,
             stderr=subprocess.STDOUT,

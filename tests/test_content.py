@@ -30,10 +30,9 @@ from pathlib import Path
 
 import pytest
 from conftest import skip_or_fail
-
-from tools.course.model import Course, Page, script_lang
-from tools.course.parser import parse_course
-from tools.plugin.syntax import MKDOCS
+from mkdocs_course.course.model import Course, Page, script_lang
+from mkdocs_course.course.parser import parse_course
+from mkdocs_course.plugin.syntax import MKDOCS
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
@@ -821,7 +820,7 @@ def test_the_course_draws_no_warning_but_the_seed_quizzes_length_cue(course):
 
     The seed quizzes keep their given wording, so their correct options stay the longest and
     ``check`` warns about that; their positions are shuffled, so no position cue remains."""
-    from tools.course.check import cue_warnings
+    from mkdocs_course.course.check import cue_warnings
 
     warnings = cue_warnings(course)
     seed = [w for w in warnings if "quizzes/checkpointing-" in w]

@@ -12,10 +12,10 @@ import pytest
 
 pytest.importorskip("markdown_it", reason="the course engine's dependencies are not installed")
 
-from tools.buildkit.buildinfo import ROOT
-from tools.course import cues
-from tools.course.parser import parse_page
-from tools.plugin.syntax import MKDOCS
+from mkdocs_course.buildkit.buildinfo import ROOT
+from mkdocs_course.course import cues
+from mkdocs_course.course.parser import parse_page
+from mkdocs_course.plugin.syntax import MKDOCS
 
 PATH = "docs/lessons/01-page.md"
 
@@ -193,7 +193,7 @@ def test_check_prints_the_new_warnings_and_still_succeeds(tmp_path: Path):
     lesson.write_text(f"{head}\n{added}\n## {tail}", encoding="utf-8")
     lines = lesson.read_text(encoding="utf-8").splitlines()
     result = subprocess.run(
-        [sys.executable, "-m", "tools.cli", "check", "--course", str(course)],
+        [sys.executable, "-m", "mkdocs_course.cli", "check", "--course", str(course)],
         cwd=ROOT,
         capture_output=True,
         text=True,

@@ -26,13 +26,12 @@ pytest.importorskip("genanki", reason="the course engine's dependencies are not 
 anki_collection = pytest.importorskip("anki.collection", reason="the anki package is not installed")
 
 from conftest import with_course_settings  # noqa: E402
-
-from tools.anki import deck, note_dates  # noqa: E402
-from tools.buildkit.buildinfo import ROOT  # noqa: E402
-from tools.course import config as course_config  # noqa: E402
-from tools.course import notes  # noqa: E402
-from tools.course.parser import parse_course, parse_page  # noqa: E402
-from tools.plugin.syntax import MKDOCS  # noqa: E402
+from mkdocs_course.anki import deck, note_dates  # noqa: E402
+from mkdocs_course.buildkit.buildinfo import ROOT  # noqa: E402
+from mkdocs_course.course import config as course_config  # noqa: E402
+from mkdocs_course.course import notes  # noqa: E402
+from mkdocs_course.course.parser import parse_course, parse_page  # noqa: E402
+from mkdocs_course.plugin.syntax import MKDOCS  # noqa: E402
 
 CONFIG = course_config.load(ROOT)
 DECK_NAME = CONFIG.deck_name
@@ -455,8 +454,8 @@ def unchanged_renderer(root: Path) -> tuple[Path, ...]:
 
 
 def test_renderer_files_are_the_modules_that_render_notes():
-    from tools.course import links, model
-    from tools.render import markdown_html, mathml
+    from mkdocs_course.course import links, model
+    from mkdocs_course.render import markdown_html, mathml
 
     files = set(deck.RENDERER_FILES)
     assert all(path.is_file() for path in files), files
@@ -577,7 +576,8 @@ def test_the_package_is_the_database_genanki_itself_writes(tmp_path, monkeypatch
 
     monkeypatch.setattr(deck, "_write_package", genankis)
     assert deck.build_apkg(course, timestamp=T1, root=root) == ours
-    assert len(deck._decks(notes.note_items(course), course.config, SITE)) == 4
+    models = deck.note_models(course.config, deck.templates(root, course.config))
+    assert len(deck._decks(notes.note_items(course), course.config, models, SITE)) == 4
 
 
 def test_same_commit_gives_a_byte_identical_deck(tmp_path):
@@ -625,7 +625,7 @@ def test_the_real_course_imports_with_matching_counts(tmp_path):
     assert not course.errors, [str(error) for error in course.errors]
     assert course.cards and course.questions
     apkg = tmp_path / "real.apkg"
-    deck.write_deck(course, apkg, site_url=SITE, timestamp=T2)
+    deck.write_deck(course, apkg, site_url=SITE, timestamp=T2, root=ROOT)
     col = Collection(str(tmp_path / "collection.anki2"))
     try:
         log = import_apkg(col, apkg)
@@ -661,7 +661,7 @@ def test_night_mode_redefines_every_colour():
     ],
 )
 def test_lesson_deck_names(title, expected):
-    from tools.course.model import Page
+    from mkdocs_course.course.model import Page
 
     page = Page(path="docs/lessons/01-x.md", docs_path="lessons/01-x.md", title=title)
     assert notes.lesson_deck_name(page, DECK_NAME) == f"{DECK_NAME}::{expected}"

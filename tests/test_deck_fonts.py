@@ -32,11 +32,10 @@ pytest.importorskip("genanki", reason="the course engine's dependencies are not 
 anki_collection = pytest.importorskip("anki.collection", reason="the anki package is not installed")
 
 from conftest import skip_or_fail  # noqa: E402
+from mkdocs_course.anki import deck  # noqa: E402
+from mkdocs_course.course.parser import parse_course  # noqa: E402
+from mkdocs_course.plugin.syntax import MKDOCS  # noqa: E402
 from test_deck import SITE, T1, build, find_card, import_apkg, make_course  # noqa: E402
-
-from tools.anki import deck  # noqa: E402
-from tools.course.parser import parse_course  # noqa: E402
-from tools.plugin.syntax import MKDOCS  # noqa: E402
 
 Collection = anki_collection.Collection
 
@@ -104,7 +103,7 @@ def test_the_flashcards_page_names_the_files_learners_find_in_their_media_folder
 
 
 def test_every_css_url_is_a_media_file_of_the_deck():
-    css = (deck.TEMPLATES / "cards.css").read_text("utf-8")
+    css = (deck.ROOT / "deck" / "cards.css").read_text("utf-8")  # this course's templates
     urls = [part.split(")", 1)[0].strip("\"' ") for part in css.split("url(")[1:]]
     assert urls and set(urls) == {n for n in deck.DECK_MEDIA if n.endswith(".woff2")}
 
@@ -222,7 +221,7 @@ def test_the_real_urdu_quiz_options_are_set_in_the_decks_font(chromium, tmp_path
     if course.errors or not [q for q in course.questions if q.lang == "ur"]:
         pytest.skip("docs/ has no cleanly parsed Urdu question; tools/cli.py check says why")
     apkg = tmp_path / "real.apkg"
-    deck.write_deck(course, apkg, site_url=SITE, timestamp=T1)
+    deck.write_deck(course, apkg, site_url=SITE, timestamp=T1, root=deck.ROOT)
     col = Collection(str(tmp_path / "collection.anki2"))
     try:
         import_apkg(col, apkg)

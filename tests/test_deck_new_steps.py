@@ -18,12 +18,11 @@ pytestmark = pytest.mark.anki
 pytest.importorskip("genanki", reason="the course engine's dependencies are not installed")
 anki_collection = pytest.importorskip("anki.collection", reason="the anki package is not installed")
 
+from mkdocs_course.anki import deck  # noqa: E402
+from mkdocs_course.buildkit.buildinfo import ROOT  # noqa: E402
+from mkdocs_course.course.parser import parse_course  # noqa: E402
+from mkdocs_course.plugin.syntax import MKDOCS  # noqa: E402
 from test_deck import SITE, T2, import_apkg  # noqa: E402
-
-from tools.anki import deck  # noqa: E402
-from tools.buildkit.buildinfo import ROOT  # noqa: E402
-from tools.course.parser import parse_course  # noqa: E402
-from tools.plugin.syntax import MKDOCS  # noqa: E402
 
 # (question as written in the lesson, a host its answer or explanation links to)
 NEW_CARDS = [
@@ -63,7 +62,7 @@ def anki_cards(tmp_path_factory: pytest.TempPathFactory) -> list[tuple[str, str]
     assert not course.errors, [str(e) for e in course.errors]
     folder = tmp_path_factory.mktemp("real-deck")
     apkg = folder / "course.apkg"
-    deck.write_deck(course, apkg, site_url=SITE, timestamp=T2)
+    deck.write_deck(course, apkg, site_url=SITE, timestamp=T2, root=ROOT)
     col = anki_collection.Collection(str(folder / "collection.anki2"))
     try:
         import_apkg(col, apkg)

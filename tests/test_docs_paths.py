@@ -25,7 +25,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 PATH = re.compile(r"(?<![\w./~$-])(?:tools|snippets)/(?:[\w./-]*[\w/])?")
-MODULE = re.compile(r"(?<![\w./-])(?:tools|snippets)(?:\.[A-Za-z_]\w*)+")
+MODULE = re.compile(r"(?<![\w./-])(?:tools|mkdocs_course|snippets)(?:\.[A-Za-z_]\w*)+")
+INSTALLED = {"mkdocs_course": "tools"}  # the engine's import name -> its folder
 PLACEHOLDER = re.compile(r"^[A-Z][A-Z0-9_-]*(?:\.\w+)?$")
 WHOLE = (".md", ".yml", ".yaml", ".js", ".css", ".html", ".sh", ".txt", ".toml")
 MAP_HEADING = "### Where things live in `tools/`"
@@ -103,9 +104,10 @@ def path_exists(root: Path, path: str) -> bool:
 
 
 def module_exists(root: Path, dotted: str) -> bool:
-    """``tools.A.B`` names a package, a module, or a module's top-level name."""
+    """``tools.A.B`` (or ``mkdocs_course.A.B``, the engine as installed) names a package, a
+    module, or a module's top-level name."""
     parts = dotted.split(".")
-    here = root / parts[0]
+    here = root / INSTALLED.get(parts[0], parts[0])
     for depth, part in enumerate(parts[1:], start=1):
         if PLACEHOLDER.match(part):  # ``tools.X``: a placeholder inside a package that exists
             return here.is_dir()
@@ -153,7 +155,7 @@ def test_the_check_finds_a_planted_stale_path(tmp_path):
     (tmp_path / "tools" / "course" / "__init__.py").write_text("")
     (tmp_path / "tools" / "course" / "model.py").write_text('"""Model."""\nclass Card: ...\n')
     (tmp_path / "tools" / "course" / "check.py").write_text(
-        '"""Uses tools.course.model.Card and tools.course.model.Gone."""\n'
+        '"""Uses mkdocs_course.course.model.Card and mkdocs_course.course.model.Gone."""\n'
         "# see tools/course/model.py and tools/identity.py\n"
         'raise SystemExit("see tools/course/nothing.py")\n'
         'PLANTED = "tools/fake.py"  # engine strings count\n'
@@ -169,7 +171,7 @@ def test_the_check_finds_a_planted_stale_path(tmp_path):
     assert missing(tmp_path) == [
         "README.md:1: tools/model.py",
         "tests/test_x.py:1: tools.course_check",
-        "tools/course/check.py:1: tools.course.model.Gone",
+        "tools/course/check.py:1: mkdocs_course.course.model.Gone",
         "tools/course/check.py:2: tools/identity.py",
         "tools/course/check.py:3: tools/course/nothing.py",
         "tools/course/check.py:4: tools/fake.py",

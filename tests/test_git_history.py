@@ -16,9 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-
-from tools.buildkit.git_history import CACHE, line_times, replay
-from tools.course.parser import split_lines
+from mkdocs_course.buildkit.git_history import CACHE, line_times, replay
+from mkdocs_course.course.parser import split_lines
 
 T0 = 1_600_000_000
 TOPS = ("docs", "notes")

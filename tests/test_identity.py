@@ -8,9 +8,8 @@ from pathlib import Path
 
 import pytest
 from conftest import with_course_settings
-
-from tools.course.parser import parse_course
-from tools.plugin.syntax import MKDOCS
+from mkdocs_course.course.parser import parse_course
+from mkdocs_course.plugin.syntax import MKDOCS
 
 
 def git(root: Path, *args: str) -> None:

@@ -252,10 +252,10 @@ def import_with_scheduling(path, folder):
 
 @pytest.mark.anki
 def test_progress_goes_to_anki_with_its_schedule_and_comes_back(open_site, tmp_path):
-    from tools.anki import progress as anki_progress
-    from tools.course import notes
-    from tools.course.parser import parse_course
-    from tools.plugin.syntax import MKDOCS
+    from mkdocs_course.anki import progress as anki_progress
+    from mkdocs_course.course import notes
+    from mkdocs_course.course.parser import parse_course
+    from mkdocs_course.plugin.syntax import MKDOCS
 
     watched, page = lesson(open_site, on=False)
     cards = page.locator("details.flashcard")
@@ -319,7 +319,7 @@ def test_progress_goes_to_anki_with_its_schedule_and_comes_back(open_site, tmp_p
     col.close()
     course = parse_course(anki_progress.Path(__file__).resolve().parents[1], syntax=MKDOCS)
     guids = {item.guid for item in notes.note_items(course)}
-    from tools.anki.progress_read import from_anki
+    from mkdocs_course.anki.progress_read import from_anki
 
     back, counts = from_anki(export, guids, int(time.time() * 1000))
     assert counts["known"] == 5 and counts["unknown"] == 0

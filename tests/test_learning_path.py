@@ -8,9 +8,8 @@ from pathlib import Path
 
 import pytest
 import yaml
-
-from tools.buildkit.buildinfo import ROOT
-from tools.plugin import learning_path
+from mkdocs_course.buildkit.buildinfo import ROOT
+from mkdocs_course.plugin import learning_path
 
 NAV = [
     {"Home": "index.md"},

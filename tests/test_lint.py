@@ -8,8 +8,7 @@ from pathlib import Path
 
 import pytest
 from conftest import skip_or_fail
-
-from tools.buildkit.buildinfo import ROOT
+from mkdocs_course.buildkit.buildinfo import ROOT
 
 
 def _ruff() -> list[str]:

@@ -12,9 +12,9 @@ import json
 from pathlib import Path
 
 import pytest
+from mkdocs_course import benchmarks  # noqa: F401
 
 from snippets import memory_model
-from tools import benchmarks  # noqa: F401
 
 ROOT = Path(__file__).resolve().parents[1]
 CPU = ROOT / "docs" / "benchmarks" / "checkpointing-cpu.json"

@@ -11,10 +11,10 @@ import pytest
 
 pytest.importorskip("genanki", reason="the course engine's dependencies are not installed")
 
-from tools.anki import deck
-from tools.course.parser import parse_page
-from tools.plugin import pages as site
-from tools.plugin.syntax import MKDOCS
+from mkdocs_course.anki import deck
+from mkdocs_course.course.parser import parse_page
+from mkdocs_course.plugin import pages as site
+from mkdocs_course.plugin.syntax import MKDOCS
 
 QUIZ = textwrap.dedent(
     """\
@@ -65,6 +65,6 @@ def test_the_deck_lists_the_options_in_the_same_order(question):
 
 def test_the_deck_numbers_its_options_with_the_labels_the_model_gives():
     """The deck's note type numbers option lists by CSS; the model's labels must be the same."""
-    css = (Path(deck.TEMPLATES) / "cards.css").read_text("utf-8")
+    css = (deck.ROOT / "deck" / "cards.css").read_text("utf-8")  # this course's templates
     assert re.search(r"ol\.options \{[^}]*list-style-type: upper-latin", css)
     assert re.search(r'ol\.options\[lang="ur"\] \{[^}]*list-style-type: persian', css)

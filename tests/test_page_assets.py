@@ -13,12 +13,11 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import yaml
-
-from tools.benchmarks.registry import PageAsset
-from tools.buildkit.buildinfo import ROOT
-from tools.course import config as course_config
-from tools.course import published
-from tools.plugin import assets
+from mkdocs_course.benchmarks.registry import PageAsset
+from mkdocs_course.buildkit.buildinfo import ROOT
+from mkdocs_course.course import config as course_config
+from mkdocs_course.course import published
+from mkdocs_course.plugin import assets
 
 LESSON = "lessons/02-gradient-checkpointing.html"  # cards and a quiz, no planner
 PLANNER = "lessons/02-part-3-measuring-and-choosing.html"
@@ -144,7 +143,7 @@ def test_the_course_holds_only_content_and_the_site_serves_the_plugins_files(bui
         served = built_site / "assets" / path.relative_to(assets.STATIC)
         assert served.read_bytes() == path.read_bytes(), served
     pyproject = (ROOT / "pyproject.toml").read_text("utf-8")
-    assert '"tools.plugin" = ["static/**/*"]' in pyproject  # installed with the plugin
+    assert '"mkdocs_course.plugin" = ["static/**/*"]' in pyproject  # installed with the plugin
 
 
 def test_the_plugins_files_pass_the_checks_a_courses_files_pass():

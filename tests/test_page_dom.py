@@ -6,9 +6,8 @@ from __future__ import annotations
 import re
 
 import pytest
-
-from tools.render.mathml import tex_to_mathml
-from tools.render.mathml_trim import without_inferred_rows
+from mkdocs_course.render.mathml import tex_to_mathml
+from mkdocs_course.render.mathml_trim import without_inferred_rows
 
 
 @pytest.mark.parametrize(

@@ -10,9 +10,9 @@ from conftest import with_course_settings
 
 pytest.importorskip("markdown_it", reason="the course engine's dependencies are not installed")
 
-from tools.course.model import Card, CardGroup, Quiz
-from tools.course.parser import parse_course, parse_page
-from tools.plugin.syntax import MKDOCS
+from mkdocs_course.course.model import Card, CardGroup, Quiz
+from mkdocs_course.course.parser import parse_course, parse_page
+from mkdocs_course.plugin.syntax import MKDOCS
 
 PATH = "docs/lessons/01-x.md"
 
@@ -454,9 +454,9 @@ def test_pages_parsed_in_worker_processes_make_the_same_course(tmp_path, monkeyp
     too."""
     import pickle
 
-    from tools.buildkit.buildinfo import ROOT
-    from tools.buildkit.workers import Background
-    from tools.course import check
+    from mkdocs_course.buildkit.buildinfo import ROOT
+    from mkdocs_course.buildkit.workers import Background
+    from mkdocs_course.course import check
 
     serial = parse_course(ROOT, syntax=MKDOCS)
     background = Background()

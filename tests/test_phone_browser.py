@@ -8,9 +8,8 @@ from __future__ import annotations
 
 import pytest
 import yaml
-
-from tools.buildkit.buildinfo import ROOT
-from tools.plugin import learning_path
+from mkdocs_course.buildkit.buildinfo import ROOT
+from mkdocs_course.plugin import learning_path
 
 pytestmark = pytest.mark.browser
 
@@ -131,7 +130,7 @@ def test_the_home_pages_learning_path_is_navs(open_site, artifacts):
 def test_the_preview_servers_error_page_reads_on_a_phone(open_site, artifacts):
     """What ``serve`` answers while the sources do not build: the problem's file and line, in
     full, without scrolling sideways."""
-    from tools.plugin.mkdocs_build import error_page
+    from mkdocs_course.plugin.mkdocs_build import error_page
 
     problem = (
         "docs/lessons/05-a-new-lesson.md:12: '::: quiz' is never closed: end it with a line "

@@ -11,10 +11,9 @@ from html.parser import HTMLParser
 
 import memory_model
 import pytest
-
-from tools import benchmarks
-from tools.buildkit.buildinfo import ROOT
-from tools.course import config as course_config
+from mkdocs_course import benchmarks
+from mkdocs_course.buildkit.buildinfo import ROOT
+from mkdocs_course.course import config as course_config
 
 # Measured results files (the traced one has no per-run model: test_benchmarks_traced.py)
 RESULTS = sorted(p for p in (ROOT / "docs" / "benchmarks").glob("*.json") if "traced" not in p.name)

@@ -15,9 +15,8 @@ import re
 
 import memory_model
 import pytest
-
-from tools.benchmarks.formatting import fmt_bytes
-from tools.buildkit.buildinfo import ROOT
+from mkdocs_course.benchmarks.formatting import fmt_bytes
+from mkdocs_course.buildkit.buildinfo import ROOT
 
 pytestmark = pytest.mark.browser
 

@@ -17,9 +17,8 @@ import time
 from pathlib import Path
 
 import pytest
-
-from tools.practice import cli, upstream
-from tools.practice.upstream import section
+from mkdocs_course.practice import cli, upstream
+from mkdocs_course.practice.upstream import section
 
 NAME, EMAIL = "Ada Lovelace", "ada@example.org"
 GOOD_BODY = """## Problem
@@ -539,7 +538,7 @@ def test_resetting_the_pull_request_keeps_the_body_file(learner: Learner):
 
 
 def test_a_python_without_torch_is_named(learner: Learner, monkeypatch):
-    from tools.practice import ci
+    from mkdocs_course.practice import ci
 
     real = ci.importlib.util.find_spec
     monkeypatch.setattr(ci.importlib.util, "find_spec", lambda n: None if n == "torch" else real(n))

@@ -14,8 +14,8 @@ import sys
 import zipfile
 from pathlib import Path
 
-from tools.practice import bundle, steps
-from tools.practice.cli import main
+from mkdocs_course.practice import bundle, steps
+from mkdocs_course.practice.cli import main
 
 LESSONS = Path(__file__).resolve().parent.parent / "docs" / "lessons"
 

@@ -24,11 +24,11 @@ pytestmark = pytest.mark.anki
 pytest.importorskip("genanki", reason="the course engine's dependencies are not installed")
 anki_collection = pytest.importorskip("anki.collection", reason="the anki package is not installed")
 
-from tools.anki import progress, progress_read  # noqa: E402
-from tools.anki.progress_apkg import to_apkg  # noqa: E402
-from tools.anki.progress_read import from_anki  # noqa: E402
-from tools.buildkit.buildinfo import ROOT  # noqa: E402
-from tools.plugin.assets import STATIC  # noqa: E402
+from mkdocs_course.anki import progress, progress_read  # noqa: E402
+from mkdocs_course.anki.progress_apkg import to_apkg  # noqa: E402
+from mkdocs_course.anki.progress_read import from_anki  # noqa: E402
+from mkdocs_course.buildkit.buildinfo import ROOT  # noqa: E402
+from mkdocs_course.plugin.assets import STATIC  # noqa: E402
 
 Collection = anki_collection.Collection
 DAY = 86_400_000
@@ -275,7 +275,7 @@ def test_into_anki_says_what_moved_and_then_that_nothing_did(course_deck, tmp_pa
 
 
 def test_the_commands_that_need_ankis_library_install_it():
-    from tools import bootstrap
+    from mkdocs_course import bootstrap
 
     assert bootstrap.extras_for(["progress", "from-anki", "x.apkg"]) == ("anki",)
     assert bootstrap.extras_for(["progress", "into-anki", "x.json", "c.anki2"]) == ("anki",)

@@ -48,7 +48,7 @@ def test_the_browser_package_carries_steps_memory_answer_times_and_the_font(open
     """Into a fresh collection every card is the page's; into one that holds the deck Anki's
     importer moves nothing, and the page said so and named the command that does."""
     anki_collection = pytest.importorskip("anki.collection")
-    from tools.anki import deck, progress
+    from mkdocs_course.anki import deck, progress
 
     watched = open_site()
     page = watched.goto("review.html")  # the real clock: Anki's importer counts from today

@@ -20,11 +20,11 @@ import pytest
 
 pytest.importorskip("genanki", reason="the course engine's dependencies are not installed")
 
-from tools import cli
-from tools.anki import progress, progress_read
-from tools.anki.progress_apkg import schedule_rows
-from tools.anki.progress_read import from_anki
-from tools.buildkit.buildinfo import ROOT
+from mkdocs_course import cli
+from mkdocs_course.anki import progress, progress_read
+from mkdocs_course.anki.progress_apkg import schedule_rows
+from mkdocs_course.anki.progress_read import from_anki
+from mkdocs_course.buildkit.buildinfo import ROOT
 
 DAY = progress.DAY_MS
 NOW = 1_796_000_000_000
@@ -363,7 +363,7 @@ def site_progress(guids: list[str]) -> dict[str, dict]:
 )
 def test_into_anki_refuses_a_file_that_is_not_a_collection(course_deck, tmp_path, content, match):
     pytest.importorskip("anki.collection")
-    from tools.anki.progress_merge import into_anki
+    from mkdocs_course.anki.progress_merge import into_anki
 
     path = tmp_path / "collection.anki2"
     if content is not None:
@@ -379,7 +379,7 @@ def test_into_anki_refuses_a_file_that_is_not_a_collection(course_deck, tmp_path
 
 def test_into_anki_refuses_a_collection_anki_has_open(course_deck, tmp_path):
     anki_collection = pytest.importorskip("anki.collection")
-    from tools.anki.progress_merge import into_anki
+    from mkdocs_course.anki.progress_merge import into_anki
 
     path = tmp_path / "collection.anki2"
     held = anki_collection.Collection(str(path))
@@ -393,7 +393,7 @@ def test_into_anki_refuses_a_collection_anki_has_open(course_deck, tmp_path):
 def test_an_interrupted_merge_writes_no_schedule(course_deck, tmp_path, monkeypatch):
     """Ctrl-C between the schedule and the log: the transaction is rolled back as a whole."""
     anki_collection = pytest.importorskip("anki.collection")
-    from tools.anki import progress_merge
+    from mkdocs_course.anki import progress_merge
 
     guids, apkg = course_deck
     path = tmp_path / "collection.anki2"

@@ -21,10 +21,10 @@ pytestmark = pytest.mark.anki
 pytest.importorskip("genanki", reason="the course engine's dependencies are not installed")
 anki_collection = pytest.importorskip("anki.collection", reason="the anki package is not installed")
 
-from tools.anki import progress  # noqa: E402
-from tools.anki.progress_apkg import to_apkg  # noqa: E402
-from tools.anki.progress_merge import into_anki  # noqa: E402
-from tools.anki.progress_read import from_anki  # noqa: E402
+from mkdocs_course.anki import progress  # noqa: E402
+from mkdocs_course.anki.progress_apkg import to_apkg  # noqa: E402
+from mkdocs_course.anki.progress_merge import into_anki  # noqa: E402
+from mkdocs_course.anki.progress_read import from_anki  # noqa: E402
 
 Collection = anki_collection.Collection
 DAY = progress.DAY_MS

@@ -9,9 +9,8 @@ from pathlib import Path
 
 import pytest
 from conftest import copy_course
+from mkdocs_course.course import published
 from test_build import run_cli
-
-from tools.course import published
 
 
 @pytest.fixture
@@ -91,7 +90,7 @@ def test_the_course_publishes_no_script_of_its_own():
 
 
 def _listed(root: Path) -> tuple[str, ...]:
-    from tools.course import config as course_config
+    from mkdocs_course.course import config as course_config
 
     return course_config.load(root).active_files
 

@@ -16,12 +16,12 @@ from conftest import deck_query
 
 pytest.importorskip("genanki", reason="the course engine's dependencies are not installed")
 
-from tools.anki import deck
-from tools.buildkit.buildinfo import ROOT
-from tools.course import notes
-from tools.course.model import normalize
-from tools.course.parser import parse_course
-from tools.plugin.syntax import MKDOCS
+from mkdocs_course.anki import deck
+from mkdocs_course.buildkit.buildinfo import ROOT
+from mkdocs_course.course import notes
+from mkdocs_course.course.model import normalize
+from mkdocs_course.course.parser import parse_course
+from mkdocs_course.plugin.syntax import MKDOCS
 
 RECORD = Path(__file__).with_name("published_notes.tsv")
 
@@ -35,7 +35,7 @@ def published() -> dict[str, str]:
 
 def test_every_published_note_keeps_its_guid_in_the_built_deck():
     course = parse_course(ROOT, syntax=MKDOCS)
-    data = deck.build_apkg(course, site_url="", timestamp=1_700_000_000)
+    data = deck.build_apkg(course, site_url="", timestamp=1_700_000_000, root=ROOT)
     in_deck = {guid for (guid,) in deck_query(data, "select guid from notes")}
     assert in_deck == {item.guid for item in notes.note_items(course)}
     lost = {guid: name for guid, name in published().items() if guid not in in_deck}

@@ -11,9 +11,9 @@ from html_tags import tags
 
 pytest.importorskip("markdown_it", reason="the course engine's dependencies are not installed")
 
-from tools.plugin.syntax import MKDOCS
-from tools.render.markdown_html import CODE_BACKGROUND, CODE_FOREGROUND, render_markdown
-from tools.render.mathml import mathml_in_html, speakable_tex
+from mkdocs_course.plugin.syntax import MKDOCS
+from mkdocs_course.render.markdown_html import CODE_BACKGROUND, CODE_FOREGROUND, render_markdown
+from mkdocs_course.render.mathml import mathml_in_html, speakable_tex
 
 TARGETS = ["site", "anki"]
 URDU = "PyTorch میں گریڈینٹ چیک پوائنٹ کے لیے torch.utils.checkpoint استعمال ہوتا ہے"
@@ -315,8 +315,8 @@ PLAIN_OR_NOT = [
 
 
 def course_texts() -> list[str]:
-    from tools.buildkit.buildinfo import ROOT
-    from tools.course.check import load_checked_course
+    from mkdocs_course.buildkit.buildinfo import ROOT
+    from mkdocs_course.course.check import load_checked_course
 
     course = load_checked_course(ROOT, syntax=MKDOCS)
     texts = [t for card in course.cards for t in (card.front, card.back)]
@@ -328,7 +328,7 @@ def course_texts() -> list[str]:
 @pytest.mark.parametrize("inline", [True, False])
 @pytest.mark.parametrize("target", ["site", "anki"])
 def test_text_rendered_without_the_parser_is_what_the_parser_renders(target, inline, monkeypatch):
-    from tools.render import markdown_html as render
+    from mkdocs_course.render import markdown_html as render
 
     texts = PLAIN_OR_NOT + course_texts()
     assert sum(render._plain(t, inline=inline) for t in texts) >= 10  # the fast path runs

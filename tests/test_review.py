@@ -19,14 +19,14 @@ from conftest import deck_query
 
 pytest.importorskip("genanki", reason="the course engine's dependencies are not installed")
 
-from tools.anki import deck
-from tools.buildkit.buildinfo import ROOT
-from tools.course import config as course_config
-from tools.course import notes as course_notes
-from tools.course.model import Course
-from tools.course.parser import parse_course, parse_page
-from tools.plugin import review, vendor
-from tools.plugin.syntax import MKDOCS
+from mkdocs_course.anki import deck
+from mkdocs_course.buildkit.buildinfo import ROOT
+from mkdocs_course.course import config as course_config
+from mkdocs_course.course import notes as course_notes
+from mkdocs_course.course.model import Course
+from mkdocs_course.course.parser import parse_course, parse_page
+from mkdocs_course.plugin import review, vendor
+from mkdocs_course.plugin.syntax import MKDOCS
 
 LESSON = """\
 # Lesson
@@ -40,7 +40,7 @@ Which segment is never checkpointed? ::: The last one
 
 def _deck_notes(course: Course) -> dict[str, str]:
     """GUID -> tags of every note in the built ``.apkg``, read back from its database."""
-    data = deck.build_apkg(course, site_url="", timestamp=1_700_000_000)
+    data = deck.build_apkg(course, site_url="", timestamp=1_700_000_000, root=ROOT)
     return dict(deck_query(data, "select guid, tags from notes"))
 
 

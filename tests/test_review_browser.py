@@ -13,8 +13,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 from conftest import collect_errors
-
-from tools.plugin.assets import STATIC
+from mkdocs_course.plugin.assets import STATIC
 
 pytestmark = pytest.mark.browser
 

@@ -12,14 +12,13 @@ import json
 import re
 from pathlib import Path
 
+from mkdocs_course.buildkit.buildinfo import ROOT
+from mkdocs_course.course.check import load_checked_course
+from mkdocs_course.course.parser import parse_page
+from mkdocs_course.plugin import pages as site_pages
+from mkdocs_course.plugin import search
+from mkdocs_course.plugin.syntax import MKDOCS
 from selectolax.lexbor import LexborHTMLParser
-
-from tools.buildkit.buildinfo import ROOT
-from tools.course.check import load_checked_course
-from tools.course.parser import parse_page
-from tools.plugin import pages as site_pages
-from tools.plugin import search
-from tools.plugin.syntax import MKDOCS
 
 LESSON = """\
 # A lesson

@@ -1,8 +1,10 @@
-"""A second course reuses the engine: tests/fixtures/second-course has only a mkdocs.yml and docs/.
+"""A second course reuses the engine: tests/fixtures/second-course has a mkdocs.yml, docs/, its
+note templates and its benchmark's Python.
 
 It installs the engine as a stranger would, into a virtual environment of its own (``pip
-install`` of this repository, here with uv), and builds with plain ``mkdocs build``: MkDocs
-finds the ``course`` plugin by its entry point, with no path to this repository. Its deck is
+install`` of this repository, not editable, here with uv), and builds with plain ``mkdocs
+build``: MkDocs finds the ``course`` plugin by its entry point, with no path to this repository,
+and the engine, imported as ``mkdocs_course``, reads nothing from this checkout. Its deck is
 imported into one Anki collection together with this course's: its own deck name, note types
 and GUIDs, so neither course touches the other's notes.
 
@@ -13,6 +15,7 @@ it in, and :func:`second_site` the build.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -22,15 +25,14 @@ from pathlib import Path
 
 import pytest
 from conftest import deck_query
-
-from tools import bootstrap
-from tools.anki import deck
-from tools.buildkit.buildinfo import ROOT
-from tools.course import config as course_config
-from tools.course import notes as course_notes
-from tools.course.parser import parse_course
-from tools.plugin.assets import STATIC
-from tools.plugin.syntax import MKDOCS
+from mkdocs_course import bootstrap
+from mkdocs_course.anki import deck
+from mkdocs_course.buildkit.buildinfo import ROOT
+from mkdocs_course.course import config as course_config
+from mkdocs_course.course import notes as course_notes
+from mkdocs_course.course.parser import parse_course
+from mkdocs_course.plugin.assets import STATIC
+from mkdocs_course.plugin.syntax import MKDOCS
 
 FIXTURE = ROOT / "tests" / "fixtures" / "second-course"
 SECOND = course_config.load(FIXTURE)
@@ -39,7 +41,7 @@ FIRST = course_config.load(ROOT)
 
 def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "tools.cli", *args], cwd=ROOT, capture_output=True, text=True
+        [sys.executable, "-m", "mkdocs_course.cli", *args], cwd=ROOT, capture_output=True, text=True
     )
 
 
@@ -48,9 +50,10 @@ def stranger_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The Python of a new virtual environment with this repository installed into it by uv.
 
     The dependencies are this environment's, made visible to the new one by a ``.pth`` file
-    (no network, and no second copy of torch); the engine itself is installed from the
-    repository, as a stranger's ``pip install`` would, and is only reachable through that
-    install: the course's folder holds no ``tools/``."""
+    (no network, and no second copy of torch); the engine itself is built and installed, not
+    editable, from a copy of the repository's package files (a build writes into the folder it
+    builds), as a stranger's ``pip install`` would, and is only reachable through that install:
+    the course's folder holds no ``tools/``."""
     uv = bootstrap.find_uv()
     if uv is None:
         pytest.skip("uv cannot be had here (bootstrap.find_uv)")
@@ -65,7 +68,12 @@ def stranger_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
     ours = [p for p in sys.path if p.endswith("site-packages") and Path(p).is_dir()]
     Path(purelib, "_dependencies.pth").write_text("".join(f"{p}\n" for p in ours))
     install = [str(uv), "pip", "install", "-q", "--offline", "--python", str(python)]
-    install += ["--no-deps", "--no-build-isolation", "-e", str(ROOT)]
+    source = venv.parent / "source"
+    source.mkdir()
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy2(ROOT / name, source / name)
+    shutil.copytree(ROOT / "tools", source / "tools", ignore=shutil.ignore_patterns("__pycache__"))
+    install += ["--no-deps", "--no-build-isolation", str(source)]
     result = subprocess.run(install, capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     print(f"installed the engine into {venv} in {time.perf_counter() - started:.1f} s")
@@ -99,7 +107,26 @@ def test_the_installed_plugin_is_the_one_mkdocs_loads(stranger_venv: Path, tmp_p
         [str(stranger_venv), "-c", find], cwd=tmp_path, capture_output=True, text=True
     )
     assert result.returncode == 0, result.stderr
-    assert result.stdout.split() == ["tools.plugin.plugin:CoursePlugin", "tools.plugin.plugin"]
+    assert result.stdout.split() == [
+        "mkdocs_course.plugin.plugin:CoursePlugin",
+        "mkdocs_course.plugin.plugin",
+    ]
+
+
+def test_the_installed_engine_is_its_own_copy_under_its_own_name(stranger_venv: Path, tmp_path):
+    """Not editable: the package lies in the stranger's environment, and nothing of this
+    checkout is importable there (no ``tools``, which would collide with other projects')."""
+    where = (
+        "import importlib.util, mkdocs_course;"
+        "print(mkdocs_course.__file__, importlib.util.find_spec('tools'))"
+    )
+    result = subprocess.run(
+        [str(stranger_venv), "-c", where], cwd=tmp_path, capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stderr
+    installed, tools = result.stdout.split()
+    assert Path(installed).is_relative_to(stranger_venv.parent.parent), installed
+    assert tools == "None"
 
 
 def notes(apkg: Path) -> list[tuple]:
@@ -126,6 +153,10 @@ def test_the_second_course_builds_with_its_own_pages_and_deck(second_site: Path)
     found = notes(apkg)
     assert [guid for guid, _, _ in found] == expected
     assert {mid for _, mid, _ in found} == set(SECOND.note_type_ids.values())
+    templates = FIXTURE / SECOND.deck_templates
+    models = json.loads(deck_query(apkg, "select models from col")[0][0])
+    styles = {model["css"] for model in models.values()}
+    assert styles == {(templates / "cards.css").read_text("utf-8")}  # its own, not this course's
 
 
 def test_the_second_course_gets_the_engines_files_from_the_installed_plugin(second_site: Path):
@@ -160,7 +191,7 @@ def test_guids_come_from_the_courses_namespace():
 def test_both_courses_live_in_one_anki_collection(second_site: Path, tmp_path: Path):
     collection = pytest.importorskip("anki.collection", reason="the anki package is not installed")
     first = tmp_path / "first.apkg"
-    deck.write_deck(parse_course(ROOT, syntax=MKDOCS), first, timestamp=1_700_000_000)
+    deck.write_deck(parse_course(ROOT, syntax=MKDOCS), first, timestamp=1_700_000_000, root=ROOT)
     col = collection.Collection(str(tmp_path / "collection.anki2"))
     try:
         for apkg in (first, second_site / SECOND.deck_file):
@@ -193,6 +224,8 @@ def test_a_course_without_settings_is_refused_with_the_file_named(tmp_path: Path
         ("note_type_ids: {basic: 5, choice: 5}", "each note type needs its own id"),
         ("languages: [en, fr]", "plugins.course.languages: ['fr'] unknown"),
         ("languages: en", "plugins.course.languages: missing, or not a list"),
+        ("deck_templates: cards", "plugins.course.deck_templates: 'cards': no such folder"),
+        ("deck_templates: ../deck", "plugins.course.deck_templates: '../deck' must be a folder"),
     ],
 )
 def test_bad_settings_name_file_line_and_key(tmp_path: Path, setting: str, message: str):
@@ -208,6 +241,24 @@ def test_bad_settings_name_file_line_and_key(tmp_path: Path, setting: str, messa
     assert result.returncode == 1
     line = next(n for n, row in enumerate(lines, 1) if row.strip().startswith(key + ":"))
     assert f"mkdocs.yml:{line}: " in result.stderr and message in result.stderr
+
+
+def test_a_missing_note_template_names_the_setting_and_the_file(tmp_path: Path):
+    course = tmp_path / "course"
+    shutil.copytree(FIXTURE, course)
+    (course / "note-templates" / "choice.back.html").unlink()
+    result = run_cli("check", "--course", str(course))
+    assert result.returncode == 1
+    line = (
+        (course / "mkdocs.yml")
+        .read_text("utf-8")
+        .splitlines()
+        .index("      deck_templates: note-templates  # its cards' own HTML and CSS")
+    )
+    assert (
+        f"mkdocs.yml:{line + 1}: plugins.course.deck_templates: "
+        "note-templates/choice.back.html: no such file"
+    ) in result.stderr
 
 
 def _with_setting(course: Path, setting: str) -> Path:

@@ -18,11 +18,11 @@ import pytest
 
 pytest.importorskip("markdown_it", reason="the course engine's dependencies are not installed")
 
-from tools.course.model import Embed, Location
-from tools.course.parser import parse_page
-from tools.plugin import pages as site
-from tools.plugin.assets import STATIC
-from tools.plugin.syntax import MKDOCS
+from mkdocs_course.course.model import Embed, Location
+from mkdocs_course.course.parser import parse_page
+from mkdocs_course.plugin import pages as site
+from mkdocs_course.plugin.assets import STATIC
+from mkdocs_course.plugin.syntax import MKDOCS
 
 LESSON = """\
 # A lesson
@@ -311,7 +311,7 @@ def test_quiz_container_is_rtl_urdu_with_id_and_interface_strings(tmp_path):
 
 
 def test_every_urdu_string_is_arabic_script_and_english_ones_are_not():
-    from tools.course.model import script_lang
+    from mkdocs_course.course.model import script_lang
 
     assert set(site.UI_TEXT["ur"]) == set(site.UI_TEXT["en"])
     assert all(script_lang(text) == "ur" for text in site.UI_TEXT["ur"].values())
@@ -398,12 +398,12 @@ def test_benchmark_embed_is_rendered_by_the_benchmarks_module(tmp_path, monkeypa
         calls.append((args, root, strict))
         return '<div class="benchmark">table</div>'
 
-    fake = types.ModuleType("tools.benchmarks")
+    fake = types.ModuleType("mkdocs_course.benchmarks")
     fake.render_embed = fake_render_embed  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "tools.benchmarks", fake)
-    import tools
+    monkeypatch.setitem(sys.modules, "mkdocs_course.benchmarks", fake)
+    import mkdocs_course as engine
 
-    monkeypatch.setattr(tools, "benchmarks", fake, raising=False)
+    monkeypatch.setattr(engine, "benchmarks", fake, raising=False)
     text = "# Results\n\n::: benchmark checkpointing table\n:::\n\nAfter.\n"
     file = tmp_path / "docs" / "r.md"
     file.parent.mkdir(parents=True)

@@ -19,8 +19,7 @@ from urllib.parse import urljoin
 
 import pytest
 from conftest import collect_errors
-
-from tools.buildkit.buildinfo import ROOT
+from mkdocs_course.buildkit.buildinfo import ROOT
 
 pytestmark = pytest.mark.browser
 

@@ -21,10 +21,9 @@ import cosine_fixed
 import pytest
 import regression_test  # a module: importing its test function by name would collect it here
 import torch
-
-from tools.buildkit.buildinfo import ROOT
-from tools.course.parser import parse_course
-from tools.plugin.syntax import MKDOCS
+from mkdocs_course.buildkit.buildinfo import ROOT
+from mkdocs_course.course.parser import parse_course
+from mkdocs_course.plugin.syntax import MKDOCS
 
 SNIPPETS = ROOT / "snippets"
 EXPECTED_COSINE = 32 / (14**0.5 * 77**0.5)

@@ -89,6 +89,7 @@ def make_course(root: Path, lessons: int) -> Path:
     shutil.copy(FIXTURE / "docs" / "index.md", root / "docs" / "index.md")
     # the course's own benchmark: its Python and its results file
     shutil.copytree(FIXTURE / "reading", root / "reading")
+    shutil.copytree(FIXTURE / "note-templates", root / "note-templates")  # its settings name it
     shutil.copytree(FIXTURE / "docs" / "benchmarks", root / "docs" / "benchmarks")
     names = [f"{n:02d}-lesson.md" for n in range(1, lessons + 1)]
     for number, name in enumerate(names, 1):
@@ -121,7 +122,7 @@ def started(tmp_path: Path, *command: str) -> list[dict]:
     env = {**os.environ, LOG_VARIABLE: str(log), "PYTHONPATH": str(hooks)}
     env.pop("SOURCE_DATE_EPOCH", None)
     result = subprocess.run(
-        [sys.executable, "-m", "tools.cli", *command],
+        [sys.executable, "-m", "mkdocs_course.cli", *command],
         cwd=ROOT,
         env=env,
         capture_output=True,

@@ -18,14 +18,13 @@ from html_tags import active_markup, tags
 
 pytest.importorskip("markdown_it", reason="the course engine's dependencies are not installed")
 
+from mkdocs_course.course.parser import parse_course
+from mkdocs_course.plugin import offline, syntax
+from mkdocs_course.plugin.pages import render_cards, render_quiz
+from mkdocs_course.plugin.syntax import MKDOCS
+from mkdocs_course.render.markdown_html import render_markdown
+from mkdocs_course.render.mathml import safe_mathml, tex_to_mathml
 from test_parser import PATH, messages, parse
-
-from tools.course.parser import parse_course
-from tools.plugin import offline, syntax
-from tools.plugin.pages import render_cards, render_quiz
-from tools.plugin.syntax import MKDOCS
-from tools.render.markdown_html import render_markdown
-from tools.render.mathml import safe_mathml, tex_to_mathml
 
 
 def write(root: Path, files: dict[str, str | bytes]) -> Path:

@@ -11,6 +11,7 @@ through its declared output.
 
 from __future__ import annotations
 
+import shutil
 import socket
 import subprocess
 import sys
@@ -19,10 +20,9 @@ from types import SimpleNamespace
 
 import pytest
 from conftest import copy_course
+from mkdocs_course.buildkit import sandbox
+from mkdocs_course.plugin import outputs
 from test_build import run_cli
-
-from tools.buildkit import sandbox
-from tools.plugin import outputs
 
 ROOT = Path(__file__).resolve().parents[1]
 LAB = "docs/lab/checkpointing-lab.py"
@@ -95,26 +95,42 @@ WRITING_HOOK = """
 from pathlib import Path
 
 
+import mkdocs_course
+
+
 def on_post_page(output, *, page, config):
     if page.file.src_uri == "index.md":
         site = Path(config.site_dir)
         (site / "rt29.html").write_text("<script>alert(1)</script>")
         (site / "assets" / "course.js").write_text("alert(1)")
-        store = Path(config.config_file_path).parent / "tools/plugin/static/review/store.js"
+        store = Path(mkdocs_course.__file__).parent / "plugin/static/review/store.js"
         with open(store, "a") as f:
             f.write("alert(1)")
     return output
 """
 
 
+def engine_copy(folder: Path) -> dict[str, str]:
+    """The environment of a build whose engine is a copy of this one in ``folder`` (found on
+    ``PYTHONPATH`` before the installed package), so that a hook may write into the plugin's
+    own files without touching this checkout's. ``snippets/`` beside it: the practice project
+    still takes three files from beside the engine (``SNIPPETS`` in tools/practice/upstream/)."""
+    ignore = shutil.ignore_patterns("__pycache__")
+    shutil.copytree(ROOT / "tools", folder / "mkdocs_course", ignore=ignore)
+    shutil.copytree(ROOT / "snippets", folder / "snippets", ignore=ignore)
+    return {"PYTHONPATH": str(folder)}
+
+
 def test_files_the_build_did_not_make_fail_it_before_the_site_is_replaced(tmp_path):
     course = copy_course(tmp_path / "course")
-    assert run_cli(course, "build").returncode == 0
+    engine = engine_copy(tmp_path / "engine")
+    ours = (ROOT / STORE).read_bytes()
+    assert run_cli(course, "build", env=engine).returncode == 0
     before = {p: p.read_bytes() for p in (course / "site").rglob("*") if p.is_file()}
     (course / "writer.py").write_text(WRITING_HOOK)
     settings = course / "mkdocs.yml"
     settings.write_text(settings.read_text() + "hooks:\n  - writer.py\n")
-    result = run_cli(course, "build")
+    result = run_cli(course, "build", env=engine)
     assert result.returncode != 0
     assert "the site folder holds what the build did not make" in result.stderr
     for expected in (
@@ -124,6 +140,7 @@ def test_files_the_build_did_not_make_fail_it_before_the_site_is_replaced(tmp_pa
     ):
         assert expected in result.stderr, result.stderr[-3000:]
     assert "Traceback" not in result.stderr
+    assert (ROOT / STORE).read_bytes() == ours  # the hook wrote into the copy's
     after = {p: p.read_bytes() for p in (course / "site").rglob("*") if p.is_file()}
     assert after == before
     assert not list(course.glob(".site-*"))
@@ -178,7 +195,7 @@ def test_the_site_folder_check_names_each_kind_of_difference(tmp_path):
 CONFINED = """
 import socket, sys
 sys.path.insert(0, {root!r})
-from tools.buildkit import sandbox
+from mkdocs_course.buildkit import sandbox
 assert sandbox.confine(readable=[], writable=[{work!r}])
 open({work!r} + "/ok", "w").write("x")
 for attempt in (lambda: open({secret!r}).read(), lambda: open({elsewhere!r}, "w"),

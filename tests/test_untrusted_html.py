@@ -13,10 +13,9 @@ import pytest
 
 pytest.importorskip("nh3", reason="the course engine's dependencies are not installed")
 
+from mkdocs_course.course import sanitize
+from mkdocs_course.plugin import offline
 from test_parser import PATH, messages
-
-from tools.course import sanitize
-from tools.plugin import offline
 
 # (raw HTML, found by the built-page scan when not sanitised)
 HOSTILE = [

@@ -95,8 +95,7 @@ def test_a_stray_placeholder_in_prose_is_a_check_error_with_its_line(course):
 )
 def test_deck_and_review_links_are_percent_encoded_as_mkdocs_writes_page_urls(tmp_path, name):
     from mkdocs.structure.files import File
-
-    from tools.course import links
+    from mkdocs_course.course import links
 
     mkdocs_url = File(name, str(tmp_path), str(tmp_path / "site"), use_directory_urls=False).url
     assert links.page_url("https://e.org/c/", name) == "https://e.org/c/" + mkdocs_url
@@ -105,9 +104,8 @@ def test_deck_and_review_links_are_percent_encoded_as_mkdocs_writes_page_urls(tm
 
 
 def test_the_built_page_check_finds_an_item_inside_a_comment():
+    from mkdocs_course.plugin.pages import lost_items
     from test_parser import parse
-
-    from tools.plugin.pages import lost_items
 
     page, errors = parse("# T\n\nQ? ::: A\n")
     assert not errors

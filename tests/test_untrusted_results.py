@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from benchmark_files import REGISTRY, course_root
 from conftest import ROOT
+from mkdocs_course import benchmarks
 
 from snippets import benchmark_views
-from tools import benchmarks
 
 COMMITTED = ROOT / "docs" / "benchmarks" / "checkpointing-cpu.json"
 
@@ -92,7 +92,7 @@ def test_too_many_rows_are_an_error_not_a_long_render(root, monkeypatch):
 def test_label_placement_compares_each_label_with_a_bounded_number_of_boxes(monkeypatch):
     """Linear in the number of labels: the comparisons per label do not grow with their count
     (the old placement compared each new label with every label placed before it)."""
-    from tools.benchmarks import chart
+    from mkdocs_course.benchmarks import chart
 
     calls = 0
     overlaps = chart._overlaps

@@ -23,10 +23,9 @@ from urllib.parse import unquote, urlsplit
 import pytest
 from conftest import LOCAL_HOSTS, ROOT, copy_course, serve
 from html_tags import active_markup
-
-from tools.course import config as course_config
-from tools.course.links import leaves_site
-from tools.plugin import offline
+from mkdocs_course.course import config as course_config
+from mkdocs_course.course.links import leaves_site
+from mkdocs_course.plugin import offline
 
 DECK_FILE = course_config.load(ROOT).deck_file
 
@@ -220,7 +219,7 @@ def hostile_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     lab.write_text(lab.read_text("utf-8").rstrip("\n") + "\n\n" + HOSTILE_LAB, "utf-8")
     env = {k: v for k, v in os.environ.items() if k != "COURSE_STRICT_RESULTS"}
     result = subprocess.run(
-        [sys.executable, "-m", "tools.cli", "build"],
+        [sys.executable, "-m", "mkdocs_course.cli", "build"],
         cwd=root,
         capture_output=True,
         text=True,

@@ -15,10 +15,9 @@ import html
 import re
 
 import pytest
+from mkdocs_course.course.model import unsafe_tex_in_text
+from mkdocs_course.render import markdown_html
 from test_parser import PATH, messages, parse
-
-from tools.course.model import unsafe_tex_in_text
-from tools.render import markdown_html
 
 COMMANDS = [
     "\\href{javascript:alert(1)}{x}",

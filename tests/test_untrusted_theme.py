@@ -11,10 +11,9 @@ from pathlib import Path
 
 import pytest
 from conftest import copy_course
+from mkdocs_course.course import published, sanitize
+from mkdocs_course.plugin import offline
 from test_build import run_cli
-
-from tools.course import published, sanitize
-from tools.plugin import offline
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -7,6 +7,11 @@ needs nothing but Python: it makes ``.venv``, installs the dependencies declared
 inside the environment. A stamp (a hash of both files) makes a no-change run skip installing
 entirely.
 
+Run from the checkout, the engine is the package ``tools`` (its folder); installed, it is
+:data:`PACKAGE` (pyproject.toml's ``package-dir``; CONTRIBUTING.md says why). The CLI runs only
+under the installed name, so that no module is loaded twice under two names: ``python3 -m tools``
+re-runs itself as ``python -m mkdocs_course`` with the venv's Python.
+
 The installer is uv (from PyPI, at the version ``constraints.txt`` pins) when it can be had: it
 resolves and installs the wheels in parallel, several times faster than pip. It is used from
 ``PATH`` or installed once into ``.cache/uv/`` (outside ``.venv``, which then holds no installer
@@ -30,8 +35,9 @@ import venv
 from collections.abc import Iterable
 from pathlib import Path
 
-from tools.buildkit.buildinfo import ROOT  # standard library only, like this module
+from .buildkit.buildinfo import ROOT  # standard library only, like this module
 
+PACKAGE = "mkdocs_course"  # the engine's import name once installed
 VENV = ROOT / ".venv"
 STAMP = VENV / ".installed"
 EXTRAS_STAMP = VENV / ".installed-extras"
@@ -171,7 +177,9 @@ def _install_with_pip(requirements: list[str]) -> None:
 
 
 def reexec_in_venv(argv: list[str]) -> None:
-    """Replace this process by the same ``-m tools`` command run by the venv's Python."""
-    ensure_venv(extras_for(argv))
+    """Replace this process by the same command run as ``-m mkdocs_course`` by the venv's Python,
+    once the venv holds what the command needs (checked only from outside it, as before)."""
+    if not inside_venv():
+        ensure_venv(extras_for(argv))
     python = str(venv_python())
-    os.execv(python, [python, "-m", "tools", *argv])
+    os.execv(python, [python, "-m", PACKAGE, *argv])

@@ -7,7 +7,7 @@ runs MkDocs in this process (:mod:`tools.plugin.mkdocs_build`). ``vendor`` refre
 vendored browser code (:mod:`tools.plugin.vendor`). ``progress`` moves a learner's reviews between
 the Review page and Anki, with their schedule (:mod:`tools.anki.progress` and its routes).
 ``--course DIR`` points ``check``, ``deck`` and ``build`` at another course (a folder with its
-own ``mkdocs.yml`` and ``docs/``); the default is this repository's course.
+own ``mkdocs.yml`` and ``docs/``); the default is the course in the current folder.
 """
 
 from __future__ import annotations
@@ -23,15 +23,15 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import NoReturn
 
-from tools import build_staging
-from tools.buildkit import buildinfo, workers
-from tools.buildkit import stamp as build_stamp
-from tools.course import check as course_check
-from tools.course import config as course_config
-from tools.course import notes
-from tools.plugin import mkdocs_build
-from tools.plugin.syntax import MKDOCS
-from tools.progress_command import direction as _progress_direction
+from . import build_staging
+from .buildkit import buildinfo, workers
+from .buildkit import stamp as build_stamp
+from .course import check as course_check
+from .course import config as course_config
+from .course import notes
+from .plugin import mkdocs_build
+from .plugin.syntax import MKDOCS
+from .progress_command import direction as _progress_direction
 
 ROOT = buildinfo.ROOT
 
@@ -72,7 +72,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 def cmd_deck(args: argparse.Namespace) -> int:
     # imported where used: a build makes the deck in a worker
-    from tools.anki import deck, note_dates
+    from .anki import deck, note_dates
 
     root = args.course
     with ThreadPoolExecutor(1) as side:
@@ -102,7 +102,7 @@ def cmd_deck(args: argparse.Namespace) -> int:
 
 def _page_history(root: Path):
     """:func:`tools.anki.note_dates.history` of every Markdown page under the docs folder."""
-    from tools.anki import note_dates
+    from .anki import note_dates
 
     docs = root / course_config.docs_dir(root)
     return note_dates.history(root, (p.relative_to(root).as_posix() for p in docs.rglob("*.md")))
@@ -126,7 +126,7 @@ def build_site(site_dir: Path, *, root: Path = ROOT, strict_results: bool = Fals
         return
     # The plugin's background jobs run these modules: imported before the pool's workers fork,
     # they start with them (this process imports them anyway, when MkDocs loads the plugin).
-    from tools.plugin import offline, pages, review  # noqa: F401
+    from .plugin import offline, pages, review  # noqa: F401
 
     # The build's one worker pool; SIGTERM becomes SystemExit, so the staging folder goes.
     with build_staging.terminate_as_exit(), workers.build_pool() as pool:
@@ -167,7 +167,7 @@ def cmd_build(args: argparse.Namespace) -> int:
 def cmd_progress(args: argparse.Namespace) -> int:
     """Progress from the Review page into Anki (a package, or the learner's own collection), or
     from an Anki export back. Every failure, an interruption included, is a message."""
-    from tools.anki import progress  # SQLite and the standard library only
+    from .anki import progress  # SQLite and the standard library only
 
     try:
         course = _checked(args.course, authoring=False)
@@ -191,7 +191,7 @@ def cmd_progress(args: argparse.Namespace) -> int:
 
 
 def cmd_vendor(args: argparse.Namespace) -> int:
-    from tools.plugin import vendor
+    from .plugin import vendor
 
     if args.version and not args.package:
         print("vendor: --version needs the package it pins", file=sys.stderr)
@@ -238,7 +238,7 @@ def cmd_test(rest: list[str]) -> int:
 
 
 def cmd_practice(rest: list[str]) -> int:
-    from tools.practice.cli import main as practice  # its own parser: arguments go through
+    from .practice.cli import main as practice  # its own parser: arguments go through
 
     return practice(rest)
 
@@ -256,16 +256,16 @@ def _course_dir(value: str) -> Path:
 
 
 def argument_parser() -> argparse.ArgumentParser:
-    from tools.plugin import vendor  # standard library only: cheap to import for the help text
+    from .plugin import vendor  # standard library only: cheap to import for the help text
 
     ap = argparse.ArgumentParser(prog="python -m tools", description=__doc__.splitlines()[0])
     course = argparse.ArgumentParser(add_help=False)
     course.add_argument(
         "--course",
         type=_course_dir,
-        default=ROOT,
+        default=".",  # a string default goes through ``type`` too
         metavar="DIR",
-        help="the course's folder (its mkdocs.yml and docs/); default: this repository",
+        help="the course's folder (its mkdocs.yml and docs/); default: the current folder",
     )
     sub = ap.add_subparsers(dest="command", required=True)
     p = sub.add_parser("build", parents=[course], help="build the site and the deck into site/")
@@ -336,5 +336,5 @@ def main(argv: list[str]) -> int:
     return args.func(args)
 
 
-if __name__ == "__main__":  # ``python -m tools.cli``: the CLI without the venv bootstrap
+if __name__ == "__main__":  # ``python -m mkdocs_course.cli``: the CLI without the venv bootstrap
     exit_with(main(sys.argv[1:]))

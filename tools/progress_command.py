@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from tools.buildkit import buildinfo
+from .buildkit import buildinfo
 
 FSRS_NOTE = (
     " Anki goes on with the FSRS memory state each card carries once FSRS is on: Deck options >"
@@ -19,13 +19,13 @@ FSRS_NOTE = (
 
 
 def direction(args: argparse.Namespace, course, now: int) -> int:
-    from tools.anki import deck, progress
-    from tools.course import notes
+    from .anki import deck, progress
+    from .course import notes
 
     source = Path(args.file)
     guids = {item.guid for item in notes.note_items(course)}
     if args.direction == "from-anki":
-        from tools.anki.progress_read import from_anki
+        from .anki.progress_read import from_anki
 
         out = Path(args.output or source.with_suffix(".json"))
         progress.check_output(out, [source], args.force)
@@ -55,7 +55,7 @@ def direction(args: argparse.Namespace, course, now: int) -> int:
         course, timestamp=buildinfo.source_date_epoch(args.course), root=args.course
     )
     if args.direction == "into-anki":
-        from tools.anki.progress_merge import into_anki
+        from .anki.progress_merge import into_anki
 
         if not args.collection:
             raise progress.ProgressError(
@@ -82,7 +82,7 @@ def direction(args: argparse.Namespace, course, now: int) -> int:
             + ("" if counts["fsrs"] else FSRS_NOTE)
         )
         return 0
-    from tools.anki.progress_apkg import to_apkg
+    from .anki.progress_apkg import to_apkg
 
     out = Path(args.output or source.with_suffix(".apkg"))
     progress.check_output(out, [source], args.force)

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from mkdocs_course.benchmarks import View
+
 from snippets import memory_model
 from snippets.benchmark_views.planner import view_planner
 from snippets.benchmark_views.plots import view_plot_breakdown, view_plot_memory, view_plot_tradeoff
@@ -30,7 +32,6 @@ from snippets.benchmark_views.traced import (
     view_traced_fsdp,
     view_traced_presets,
 )
-from tools.benchmarks import View
 
 MEASURED = ("cuda", "cpu")  # the kinds of file a measurement makes (GPUs shown first)
 TRACED = ("cuda", "cpu", "traced")  # the traced views also set the trace beside the CPU file

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from tools.benchmarks.formatting import fmt_bytes
-from tools.benchmarks.results import Results
+from mkdocs_course.benchmarks.formatting import fmt_bytes
+from mkdocs_course.benchmarks.results import Results
 
 STRATEGY_NAMES = {
     "none": "No checkpointing",

@@ -18,11 +18,12 @@ from dataclasses import asdict, dataclass
 from types import ModuleType
 from typing import Any
 
+from mkdocs_course.benchmarks.errors import BenchmarkError
+from mkdocs_course.benchmarks.formatting import esc
+from mkdocs_course.benchmarks.results import Results
+
 from snippets.benchmark_views.names import describe_parameter
 from snippets.benchmark_views.step import describe_run, step_runs
-from tools.benchmarks.errors import BenchmarkError
-from tools.benchmarks.formatting import esc
-from tools.benchmarks.results import Results
 
 
 @dataclass(frozen=True)

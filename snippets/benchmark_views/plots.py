@@ -12,11 +12,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from mkdocs_course.benchmarks.chart import Bars, Chart, figure
+from mkdocs_course.benchmarks.formatting import byte_unit, esc, fmt_bytes, fmt_time
+from mkdocs_course.benchmarks.results import Results
+
 from snippets.benchmark_views.names import describe_shape, strategy_label
 from snippets.benchmark_views.step import describe_run, run_kind, step_runs
-from tools.benchmarks.chart import Bars, Chart, figure
-from tools.benchmarks.formatting import byte_unit, esc, fmt_bytes, fmt_time
-from tools.benchmarks.results import Results
 
 # strategy -> (marker shape, colour class), in legend order; "bm-n" has no colour: the text's own.
 _FAMILY = {

@@ -12,8 +12,8 @@ from __future__ import annotations
 import statistics
 from typing import Any
 
-from tools.benchmarks.formatting import esc, fmt_percent
-from tools.benchmarks.results import Results
+from mkdocs_course.benchmarks.formatting import esc, fmt_percent
+from mkdocs_course.benchmarks.results import Results
 
 
 def beyond_spread(difference_s: float, *spreads_s: float | None) -> bool:

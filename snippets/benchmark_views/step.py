@@ -6,6 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from mkdocs_course.benchmarks.formatting import esc, fmt_bytes, fmt_time
+from mkdocs_course.benchmarks.results import Results
+
 from snippets.benchmark_views.names import (
     describe_parameter,
     strategy_name,
@@ -14,8 +17,6 @@ from snippets.benchmark_views.shared import (
     _provenance_line,
     _ratio,
 )
-from tools.benchmarks.formatting import esc, fmt_bytes, fmt_time
-from tools.benchmarks.results import Results
 
 
 def view_step(results: list[Results]) -> str:

@@ -7,6 +7,9 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from mkdocs_course.benchmarks.formatting import esc, fmt_bytes, fmt_time
+from mkdocs_course.benchmarks.results import Results
+
 from snippets import memory_model
 from snippets.benchmark_views.names import (
     strategy_label,
@@ -17,8 +20,6 @@ from snippets.benchmark_views.shared import (
     _provenance_line,
     beyond_spread,
 )
-from tools.benchmarks.formatting import esc, fmt_bytes, fmt_time
-from tools.benchmarks.results import Results
 
 _SUMMARY_QUANTITIES = (
     "Peak without checkpointing",

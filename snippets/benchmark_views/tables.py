@@ -16,6 +16,9 @@ import statistics
 from collections.abc import Callable
 from typing import Any
 
+from mkdocs_course.benchmarks.formatting import esc, fmt_bytes, fmt_time
+from mkdocs_course.benchmarks.results import Results
+
 from snippets import memory_model
 from snippets.benchmark_views.names import (
     describe_parameter,
@@ -30,8 +33,6 @@ from snippets.benchmark_views.shared import (
     _ratio,
     beyond_spread,
 )
-from tools.benchmarks.formatting import esc, fmt_bytes, fmt_time
-from tools.benchmarks.results import Results
 
 
 def view_table(results: list[Results]) -> str:

@@ -11,13 +11,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from mkdocs_course.benchmarks.errors import BenchmarkError
+from mkdocs_course.benchmarks.formatting import esc, fmt_bytes
+from mkdocs_course.benchmarks.results import Results
+
 from snippets import memory_model
 from snippets.benchmark_views.names import describe_parameter, strategy_name
 from snippets.benchmark_views.shared import _provenance_line
 from snippets.benchmark_views.step import describe_run, step_runs
-from tools.benchmarks.errors import BenchmarkError
-from tools.benchmarks.formatting import esc, fmt_bytes
-from tools.benchmarks.results import Results
 
 LABEL = "traced at full size on CPU kernels, not measured on a GPU"
 # Config keys that say what ran (not how it was timed or where): a traced and a measured run

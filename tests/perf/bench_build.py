@@ -18,7 +18,10 @@ ROOT = Path(__file__).resolve().parents[2]
 def timed_build() -> float:
     started = time.perf_counter()
     subprocess.run(
-        [sys.executable, "-m", "tools.cli", "build"], cwd=ROOT, check=True, capture_output=True
+        [sys.executable, "-m", "mkdocs_course.cli", "build"],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
     )
     return time.perf_counter() - started
 

@@ -20,9 +20,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from tools.anki import deck  # noqa: E402
-from tools.course.parser import parse_course  # noqa: E402
-from tools.plugin.syntax import MKDOCS  # noqa: E402
+from mkdocs_course.anki import deck  # noqa: E402
+from mkdocs_course.course.parser import parse_course  # noqa: E402
+from mkdocs_course.plugin.syntax import MKDOCS  # noqa: E402
 
 LESSONS, CARDS_PER_LESSON, QUIZZES, QUESTIONS_PER_QUIZ = 5, 80, 2, 50
 TIMESTAMP = 1_700_000_000
@@ -75,6 +75,7 @@ def generate(root: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(quiz(n), "utf-8")
     shutil.copy2(ROOT / "mkdocs.yml", root / "mkdocs.yml")  # this course's settings (extra.course)
+    shutil.copytree(ROOT / "deck", root / "deck")  # and its note templates, which they name
     env = dict(os.environ, GIT_CONFIG_GLOBAL=os.devnull, GIT_CONFIG_NOSYSTEM="1")
     steps = (["init", "-q"], ["add", "docs", "mkdocs.yml"], ["commit", "-q", "-m", "generated"])
     for args in steps:

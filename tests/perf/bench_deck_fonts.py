@@ -36,12 +36,11 @@ from anki_render import (  # noqa: E402
     launch_without_urdu,
     serve_media,
 )
+from mkdocs_course.anki import deck  # noqa: E402
+from mkdocs_course.course.parser import parse_course  # noqa: E402
+from mkdocs_course.plugin.syntax import MKDOCS  # noqa: E402
 from playwright.sync_api import sync_playwright  # noqa: E402
 from test_deck import import_apkg  # noqa: E402
-
-from tools.anki import deck  # noqa: E402
-from tools.course.parser import parse_course  # noqa: E402
-from tools.plugin.syntax import MKDOCS  # noqa: E402
 
 TIMESTAMP = 1_800_000_000
 SIZE_BAR_NOTE = "bar: growth <= the font files' own size"
@@ -69,10 +68,14 @@ LOAD_FONT = """async (family) => {
 
 def sizes(course, folder: Path) -> Path:
     with_fonts = folder / "with-fonts.apkg"
-    deck.write_deck(course, with_fonts, site_url="https://example.org/", timestamp=TIMESTAMP)
+    deck.write_deck(
+        course, with_fonts, site_url="https://example.org/", timestamp=TIMESTAMP, root=ROOT
+    )
     bare = folder / "without-fonts.apkg"
     with mock.patch.object(deck, "media_entries", return_value={"media": b"{}"}):
-        deck.write_deck(course, bare, site_url="https://example.org/", timestamp=TIMESTAMP)
+        deck.write_deck(
+            course, bare, site_url="https://example.org/", timestamp=TIMESTAMP, root=ROOT
+        )
     fonts = sum((deck.FONTS / source).stat().st_size for source in deck.DECK_MEDIA.values())
     grown = with_fonts.stat().st_size - bare.stat().st_size
     print(f"deck without fonts: {bare.stat().st_size:>9,} bytes")

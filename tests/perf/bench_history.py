@@ -23,7 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from tools.buildkit.git_history import CACHE, line_times  # noqa: E402
+from mkdocs_course.buildkit.git_history import CACHE, line_times  # noqa: E402
 
 LESSONS, LINES, COMMITS, SEED = 160, 150, 1000, 20260101
 T0 = 1_700_000_000

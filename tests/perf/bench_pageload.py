@@ -86,7 +86,7 @@ def build_sites(tmp: Path, old: str) -> dict[str, Path]:
         run([*plain, str(sites["plain"]), "--no-strict"], cwd=ROOT)
     finally:
         (ROOT / PLAIN_CONFIG).unlink(missing_ok=True)
-    ours = [sys.executable, "-m", "tools.cli", "build", "--site-dir"]
+    ours = [sys.executable, "-m", "mkdocs_course.cli", "build", "--site-dir"]
     run([*ours, str(sites["ours"])], cwd=ROOT)
     if old != "none":
         ref = old or branch_point()

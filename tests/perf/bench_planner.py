@@ -48,7 +48,7 @@ def site_folder() -> Path:
     built = ROOT / "site"
     if (built / LESSON).is_file():
         return built
-    from tools.cli import build_site
+    from mkdocs_course.cli import build_site
 
     folder = Path(tempfile.mkdtemp()) / "site"
     build_site(folder)

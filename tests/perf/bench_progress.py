@@ -23,12 +23,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from tools.anki import deck, progress  # noqa: E402
-from tools.anki.progress_apkg import to_apkg  # noqa: E402
-from tools.course import notes  # noqa: E402
-from tools.course.parser import parse_course  # noqa: E402
-from tools.plugin.assets import STATIC  # noqa: E402
-from tools.plugin.syntax import MKDOCS  # noqa: E402
+from mkdocs_course.anki import deck, progress  # noqa: E402
+from mkdocs_course.anki.progress_apkg import to_apkg  # noqa: E402
+from mkdocs_course.course import notes  # noqa: E402
+from mkdocs_course.course.parser import parse_course  # noqa: E402
+from mkdocs_course.plugin.assets import STATIC  # noqa: E402
+from mkdocs_course.plugin.syntax import MKDOCS  # noqa: E402
 
 NOW = 1_796_000_000_000
 ON_LOAD = ("store.js", "schedule.js", "page.js", "transfer.js")
@@ -57,7 +57,7 @@ def bench_to_anki() -> None:
     course = parse_course(ROOT, syntax=MKDOCS)
     items = notes.note_items(course)
     guids = [item.guid for item in items]
-    apkg = deck.build_apkg(course, timestamp=1_764_000_000, items=items)
+    apkg = deck.build_apkg(course, timestamp=1_764_000_000, root=ROOT, items=items)
     print("to-anki, reviews all in one millisecond:")
     for reviews in (5_000, 20_000, 200_000):
         cards = one_moment_cards(guids, reviews)

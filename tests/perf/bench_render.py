@@ -18,8 +18,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from tools import benchmarks  # noqa: E402  (needs the repository root on the path)
-from tools.course import config  # noqa: E402
+from mkdocs_course import benchmarks  # noqa: E402  (needs the repository root on the path)
+from mkdocs_course.course import config  # noqa: E402
 
 REGISTRY = config.benchmarks(ROOT)
 

@@ -21,9 +21,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from tools import benchmarks  # noqa: E402
-from tools.benchmarks import schema  # noqa: E402
-from tools.course import config  # noqa: E402
+from mkdocs_course import benchmarks  # noqa: E402
+from mkdocs_course.benchmarks import schema  # noqa: E402
+from mkdocs_course.course import config  # noqa: E402
 
 COMMITTED = ROOT / "docs" / "benchmarks" / "checkpointing-cpu.json"
 REGISTRY = config.benchmarks(ROOT)

@@ -23,11 +23,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from tools.course import notes  # noqa: E402
-from tools.course.parser import parse_course  # noqa: E402
-from tools.plugin import review  # noqa: E402  (needs the repository root on the path)
-from tools.plugin.assets import STATIC  # noqa: E402
-from tools.plugin.syntax import MKDOCS  # noqa: E402
+from mkdocs_course.course import notes  # noqa: E402
+from mkdocs_course.course.parser import parse_course  # noqa: E402
+from mkdocs_course.plugin import review  # noqa: E402  (needs the repository root on the path)
+from mkdocs_course.plugin.assets import STATIC  # noqa: E402
+from mkdocs_course.plugin.syntax import MKDOCS  # noqa: E402
 
 ASSETS = STATIC  # the plugin's files, served as assets/
 SCRIPTS = ("vendor/ts-fsrs/index.umd.js", "review/store.js", "review/page.js")

@@ -17,9 +17,12 @@ Printed, after the machine (cores, load, versions):
    engines side by side in one run: ``new`` (this checkout) and ``old`` (``--old REF``, by
    default where HEAD left main, checked out in a worktree of its own and removed afterwards);
    each engine's course names its own assets and loads its own engine: ``plugins: - course``
-   with ``PYTHONPATH`` at that checkout, or, for a ref from before the plugin (no
-   ``tools/plugin/plugin.py``), ``hooks:`` with its hook (``hook.py`` of its ``site`` folder)
-   and ``extra.course``;
+   (for an engine installed under another name than this one's, such as ``tools`` before the
+   engine was installed as ``mkdocs_course``, with ``PYTHONPATH`` at that checkout and at a
+   stand-in distribution whose ``course`` entry point names that engine's module), or, for a
+   ref from before the plugin (no ``tools/plugin/plugin.py``), ``hooks:`` with its hook
+   (``hook.py`` of its ``site`` folder) and ``extra.course``; each engine's commands run under
+   its own module name (``python -m tools.cli`` or ``python -m mkdocs_course.cli``);
    the file MkDocs loads is printed once per engine. R rounds, the engines alternating
    (old, new, then new, old ...), each of: plain MkDocs, a clean build (no site, no ``.cache``),
    a rebuild with nothing changed (and that rebuild made to run MkDocs anyway) and a clean
@@ -55,6 +58,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib import metadata
@@ -64,13 +68,14 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
+DISTRIBUTION = "contributing-to-open-source-ml"  # the engine's distribution (pyproject.toml)
 
-from tools.anki import deck, deck_cache, note_dates  # noqa: E402
-from tools.buildkit import buildinfo, git_history  # noqa: E402
-from tools.course import check as course_check  # noqa: E402
-from tools.course import notes  # noqa: E402
-from tools.plugin import review  # noqa: E402
-from tools.plugin.syntax import MKDOCS  # noqa: E402
+from mkdocs_course.anki import deck, deck_cache, note_dates  # noqa: E402
+from mkdocs_course.buildkit import buildinfo, git_history  # noqa: E402
+from mkdocs_course.course import check as course_check  # noqa: E402
+from mkdocs_course.course import notes  # noqa: E402
+from mkdocs_course.plugin import review  # noqa: E402
+from mkdocs_course.plugin.syntax import MKDOCS  # noqa: E402
 
 PLUGIN = Path("tools", "plugin", "plugin.py")  # an engine with it is the MkDocs plugin "course"
 OLD_HOOK = Path("tools", "site", "hook.py")  # before the plugin: a hook, settings in extra.course
@@ -139,8 +144,19 @@ def show_warnings(label: str, stderr: str) -> None:
         print(f"  {label}: {len(found) - 5} more warning(s)")
 
 
-def ours_command(course: Path, site: Path) -> list[str]:
-    cmd = [sys.executable, "-m", "tools.cli", "build", "--site-dir", str(site)]
+def module_name(root: Path) -> str:
+    """The name the engine of the checkout at ``root`` runs under: its installed name
+    (pyproject.toml's ``package-dir`` for ``tools``), or ``tools`` for an engine from before."""
+    project = tomllib.loads((root / "pyproject.toml").read_text("utf-8"))
+    folders = project.get("tool", {}).get("setuptools", {}).get("package-dir", {})
+    return next((name for name, folder in folders.items() if folder == "tools"), "tools")
+
+
+NEW = module_name(ROOT)
+
+
+def ours_command(course: Path, site: Path, module: str = NEW) -> list[str]:
+    cmd = [sys.executable, "-m", f"{module}.cli", "build", "--site-dir", str(site)]
     return cmd if course == ROOT else [*cmd, "--course", str(course)]
 
 
@@ -301,6 +317,8 @@ def first_files(names: list[str], lessons: list[list[str]], engine: Path) -> dic
     index += [f"- [Lesson {n}](lessons/{name})" for n, name in enumerate(names, 1)]
     files["docs/index.md"] = ("\n".join(index) + "\n").encode()
     files["docs/review.md"] = (engine / "docs" / "review.md").read_bytes()
+    for path in sorted((engine / "deck").glob("*")):  # the note templates its settings name
+        files[path.relative_to(engine).as_posix()] = path.read_bytes()
     deck_file = course_settings(yaml.safe_load(files["mkdocs.yml"]))["deck_file"]
     flashcards = f"# Flashcards and Anki deck\n\n[Download the deck]({deck_file})\n"
     files["docs/flashcards.md"] = flashcards.encode()  # review.md links to it
@@ -392,16 +410,16 @@ def clean_build(engine: Engine, site: Path) -> tuple[float, float, bytes]:
     """Wall and CPU seconds of a build with no site and no ``.cache``, and its deck."""
     shutil.rmtree(site, ignore_errors=True)
     shutil.rmtree(engine.course / ".cache", ignore_errors=True)
-    cmd = ours_command(engine.course, site)
+    cmd = ours_command(engine.course, site, engine.module)
     elapsed, cpu, _ = run_measured(cmd, cwd=engine.root, env=engine.env)
     return elapsed, cpu, deck_bytes(engine.course, site)
 
 
 def clean_deck(engine: Engine, out: Path) -> tuple[float, float, bytes]:
-    """``python -m tools.cli deck`` with nothing cached: parse, date every note, write it."""
+    """``python -m ENGINE.cli deck`` with nothing cached: parse, date every note, write it."""
     shutil.rmtree(engine.course / ".cache", ignore_errors=True)
     out.unlink(missing_ok=True)
-    cmd = [sys.executable, "-m", "tools.cli", "deck", "--course", str(engine.course)]
+    cmd = [sys.executable, "-m", f"{engine.module}.cli", "deck", "--course", str(engine.course)]
     elapsed, cpu, _ = run_measured([*cmd, "-o", str(out)], cwd=engine.root, env=engine.env)
     return elapsed, cpu, out.read_bytes()
 
@@ -420,10 +438,25 @@ class Engine:
     decks: set[bytes] = field(default_factory=set)
 
     @property
+    def module(self) -> str:
+        return module_name(self.root)
+
+    @property
     def env(self) -> dict[str, str]:
-        """This checkout first on the import path: the ``course`` entry point of the installed
-        package names ``tools.plugin.plugin``, which then resolves to this checkout's copy."""
-        return {**os.environ, "PYTHONPATH": str(self.root)}
+        """This checkout first on the import path. The installed package's ``course`` entry
+        point names this checkout's plugin when the engine's name is the installed one (an
+        editable install of this checkout); for an engine under another name, a stand-in
+        distribution of the same name (found first, so it shadows the installed one) names
+        that engine's plugin module, which then resolves to this checkout's copy."""
+        if self.module == NEW:
+            return {**os.environ, "PYTHONPATH": str(self.root)}
+        stand_in = self.course.parent / f"{self.name}-entry-point"
+        info = stand_in / f"{DISTRIBUTION.replace('-', '_')}-0.dist-info"
+        info.mkdir(parents=True, exist_ok=True)
+        (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {DISTRIBUTION}\nVersion: 0\n")
+        plugin = f"{self.module}.plugin.plugin:CoursePlugin"
+        (info / "entry_points.txt").write_text(f"[mkdocs.plugins]\ncourse = {plugin}\n")
+        return {**os.environ, "PYTHONPATH": os.pathsep.join([str(self.root), str(stand_in)])}
 
 
 def loaded_engine(engine: Engine) -> str:
@@ -455,7 +488,7 @@ def bench_round(engine: Engine, tmp: Path, number: int) -> None:
     site = tmp / f"{engine.name}-site"
     plain_s, plain_cpu, _ = run_measured(engine.plain, cwd=engine.course)
     clean_s, clean_cpu, data = clean_build(engine, site)
-    ours = ours_command(engine.course, site)
+    ours = ours_command(engine.course, site, engine.module)
     noop_s, noop_cpu, stderr = run_measured(ours, cwd=engine.root, env=engine.env)
     if number == 1:
         show_warnings(f"{engine.name}", stderr)
@@ -535,7 +568,16 @@ def profile_build(course: Path, tmp: Path) -> None:
     the profile holds all of its work, not only what the first core does while it waits for the
     second. Where the time goes, by cumulative time."""
     site, apkg = tmp / "profiled-site", tmp / "profiled-deck.apkg"
-    deck_cmd = [sys.executable, "-m", "tools.cli", "deck", "--course", str(course), "-o", str(apkg)]
+    deck_cmd = [
+        sys.executable,
+        "-m",
+        "mkdocs_course.cli",
+        "deck",
+        "--course",
+        str(course),
+        "-o",
+        str(apkg),
+    ]
     for label, command in (("clean build", ours_command(course, site)), ("deck", deck_cmd)):
         out = tmp / "profile.prof"
         shutil.rmtree(course / ".cache", ignore_errors=True)

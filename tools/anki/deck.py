@@ -37,16 +37,15 @@ from pathlib import Path
 
 import genanki
 
-from tools.anki import note_dates
-from tools.buildkit.buildinfo import ROOT, write_atomically
-from tools.course import links, model, notes
-from tools.course.links import page_url
-from tools.course.model import Card, Course, CourseConfig, Page, Question
-from tools.course.notes import NoteItem, deck_id, note_items
-from tools.render import markdown_html, mathml
-from tools.render.markdown_html import render_markdown
-
-TEMPLATES = ROOT / "deck"
+from ..buildkit.buildinfo import ROOT, write_atomically
+from ..course import links, model, notes
+from ..course.config import DECK_TEMPLATES
+from ..course.links import page_url
+from ..course.model import Card, Course, CourseConfig, Page, Question
+from ..course.notes import NoteItem, deck_id, note_items
+from ..render import markdown_html, mathml
+from ..render.markdown_html import render_markdown
+from . import note_dates
 
 # Note types: their ids come from the course's settings and are FIXED. Anki knows a note type by
 # its id; a learner's notes stay tied to it across imports. Templates and CSS may change freely
@@ -83,14 +82,15 @@ def write_deck(
     path: Path,
     *,
     timestamp: int,
-    root: Path = ROOT,
+    root: Path,
     site_url: str | None = None,
     items: list[NoteItem] | None = None,
     times: dict[str, int] | None = None,
 ) -> None:
     """Build the course's ``.apkg`` and move it into ``path`` atomically.
 
-    ``root`` is the checkout the course was parsed from (its git history dates the notes);
+    ``root`` is the checkout the course was parsed from (its git history dates the notes, its
+    ``deck_templates`` folder holds the note templates);
     ``site_url`` (default: the course's) makes the notes' links absolute; ``items`` and
     ``times`` as :func:`build_apkg` takes them.
     Raises ValueError for a course with errors (callers report them first): nothing is written
@@ -108,7 +108,7 @@ def build_apkg(
     course: Course,
     *,
     timestamp: int,
-    root: Path = ROOT,
+    root: Path,
     site_url: str | None = None,
     items: list[NoteItem] | None = None,
     times: dict[str, int] | None = None,
@@ -121,7 +121,8 @@ def build_apkg(
     """
     config = notes.settings(course)
     items = note_items(course) if items is None else items
-    decks = _decks(items, config, config.site_url if site_url is None else site_url)
+    models = note_models(config, templates(root, config))
+    decks = _decks(items, config, models, config.site_url if site_url is None else site_url)
     if times is None:
         times = note_dates.note_times(
             items, root=root, timestamp=timestamp, renderer=RENDERER_FILES
@@ -194,7 +195,9 @@ def _json_entry(key: str, value: str) -> str:
     return f"{json.dumps(key)}: {value}"
 
 
-def _decks(items: list[NoteItem], config: CourseConfig, site_url: str) -> list[genanki.Deck]:
+def _decks(
+    items: list[NoteItem], config: CourseConfig, models: dict[str, genanki.Model], site_url: str
+) -> list[genanki.Deck]:
     namespace, deck_name = config.guid_namespace, config.deck_name
     top = genanki.Deck(
         deck_id("", namespace), deck_name, description=_description(deck_name, site_url)
@@ -210,7 +213,7 @@ def _decks(items: list[NoteItem], config: CourseConfig, site_url: str) -> list[g
                 name = f"{name} ({entry.deck_key.partition(':')[2]})"
             names.add(name)
             deck = decks[entry.deck_key] = genanki.Deck(deck_id(entry.deck_key, namespace), name)
-        note = _note(entry, config, site_url, due)
+        note = _note(entry, models, site_url, due)
         if note.guid in guids:  # Anki would silently keep only one of the two
             raise ValueError(f"{entry.item.location}: two notes share GUID {note.guid}")
         guids.add(note.guid)
@@ -220,7 +223,9 @@ def _decks(items: list[NoteItem], config: CourseConfig, site_url: str) -> list[g
     return list(decks.values())
 
 
-def _note(entry: NoteItem, config: CourseConfig, site_url: str, due: int) -> genanki.Note:
+def _note(
+    entry: NoteItem, models: dict[str, genanki.Model], site_url: str, due: int
+) -> genanki.Note:
     item = entry.item
     url = page_url(site_url, entry.page.docs_path)
     where = {"page": entry.page.docs_path, "site_url": site_url}
@@ -229,7 +234,7 @@ def _note(entry: NoteItem, config: CourseConfig, site_url: str, due: int) -> gen
     )
     if isinstance(item, Card):
         return genanki.Note(
-            model=basic_model(config),
+            model=models["basic"],
             fields=[
                 # Block HTML: an Urdu side is then a right-to-left, right-aligned block.
                 render_markdown(item.front, target="anki", **where),
@@ -242,7 +247,7 @@ def _note(entry: NoteItem, config: CourseConfig, site_url: str, due: int) -> gen
             due=due,
         )
     return genanki.Note(
-        model=choice_model(config),
+        model=models["choice"],
         fields=[
             render_markdown(item.prompt, target="anki", **where),
             _options_html(item, marked=False, **where),
@@ -294,37 +299,45 @@ def _description(deck_name: str, site_url: str) -> str:
 # --- note types -------------------------------------------------------------------------------
 
 
-@cache
-def _template(name: str) -> str:
-    return (TEMPLATES / name).read_text("utf-8")
+def templates(root: Path, config: CourseConfig) -> dict[str, str]:
+    """The course's note templates, by file name, from its ``deck_templates`` folder (which
+    ``check`` has found holds them all: :func:`tools.course.config.load`)."""
+    folder = root / config.deck_templates
+    return {name: (folder / name).read_text("utf-8") for name in DECK_TEMPLATES}
 
 
-def basic_model(config: CourseConfig) -> genanki.Model:
-    name = f"{config.deck_name}: basic ({NOTE_TYPE_VERSION})"
-    return _model(config.note_type_ids["basic"], name, BASIC_FIELDS, "basic", "Card")
+def note_models(config: CourseConfig, templates: dict[str, str]) -> dict[str, genanki.Model]:
+    """The course's two note types, ``basic`` and ``choice``, made from ``templates``."""
 
+    def model(kind: str, title: str, fields: tuple[str, ...], template: str) -> genanki.Model:
+        name = f"{config.deck_name}: {title} ({NOTE_TYPE_VERSION})"
+        front, back = templates[f"{kind}.front.html"], templates[f"{kind}.back.html"]
+        return _model(
+            config.note_type_ids[kind], name, fields, template, front, back, templates["cards.css"]
+        )
 
-def choice_model(config: CourseConfig) -> genanki.Model:
-    name = f"{config.deck_name}: multiple choice ({NOTE_TYPE_VERSION})"
-    return _model(config.note_type_ids["choice"], name, CHOICE_FIELDS, "choice", "Multiple choice")
+    return {
+        "basic": model("basic", "basic", BASIC_FIELDS, "Card"),
+        "choice": model("choice", "multiple choice", CHOICE_FIELDS, "Multiple choice"),
+    }
 
 
 @cache
 def _model(
-    model_id: int, name: str, fields: tuple[str, ...], stem: str, template: str
+    model_id: int,
+    name: str,
+    fields: tuple[str, ...],
+    template: str,
+    front: str,
+    back: str,
+    css: str,
 ) -> genanki.Model:
     return genanki.Model(
         model_id,
         name,
         fields=[{"name": field} for field in fields],
-        templates=[
-            {
-                "name": template,
-                "qfmt": _template(f"{stem}.front.html"),
-                "afmt": _template(f"{stem}.back.html"),
-            }
-        ],
-        css=_template("cards.css"),
+        templates=[{"name": template, "qfmt": front, "afmt": back}],
+        css=css,
     )
 
 

@@ -25,11 +25,11 @@ import time
 from collections.abc import Iterable
 from pathlib import Path
 
-from tools.buildkit import git_history
-from tools.buildkit.buildinfo import git
-from tools.course.model import Page
-from tools.course.notes import NoteItem
-from tools.course.parser import split_lines
+from ..buildkit import git_history
+from ..buildkit.buildinfo import git
+from ..course.model import Page
+from ..course.notes import NoteItem
+from ..course.parser import split_lines
 
 # Settings in mkdocs.yml that note fields show.
 SETTINGS_FILE = "mkdocs.yml"

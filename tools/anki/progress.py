@@ -31,7 +31,7 @@ import math
 import os
 from pathlib import Path
 
-from tools.buildkit.buildinfo import write_atomically
+from ..buildkit.buildinfo import write_atomically
 
 FORMAT = "contributing-to-open-source-ml/review-progress"  # store.js's FORMAT: a test compares
 VERSION = 1

@@ -22,7 +22,7 @@ import json
 import sqlite3
 import zipfile
 
-from tools.anki.progress import (
+from .progress import (
     _ms,
     anki_columns,
     day_start_ms,

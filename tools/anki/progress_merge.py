@@ -22,7 +22,7 @@ import json
 import tempfile
 from pathlib import Path
 
-from tools.anki.progress import (
+from .progress import (
     DECAY,
     DESIRED_RETENTION,
     ProgressError,
@@ -30,7 +30,7 @@ from tools.anki.progress import (
     last_review_ms,
     revlog_rows,
 )
-from tools.anki.progress_apkg import reviewed
+from .progress_apkg import reviewed
 
 SAME_REVIEW_MS = 1000  # Anki's due and revlog times are whole seconds, ids unique ms
 

@@ -33,7 +33,7 @@ import zlib
 from collections.abc import Iterator
 from pathlib import Path
 
-from tools.anki.progress import (
+from .progress import (
     ProgressError,
     _iso,
     card_problem,
@@ -42,7 +42,6 @@ from tools.anki.progress import (
     site_due_ms,
     site_steps,
 )
-from tools.buildkit.buildinfo import ROOT
 
 MAX_EXPORT_BYTES = 512 * 1024 * 1024  # a large Anki collection with media still fits
 MAX_COLLECTION_BYTES = 1024 * 1024 * 1024  # the collection, unzipped or decompressed
@@ -148,11 +147,13 @@ def _unpack_with_library(path: Path, target: Path) -> None:
             "into .venv on first use, or export from Anki with 'Support older Anki versions' "
             "ticked",
         )
-    command = [sys.executable, "-m", "tools.anki.progress_unpack", str(path), str(target)]
+    # By this package's own name, whichever it is imported under; run in the private folder that
+    # holds ``target``, so that no module of the folder the command was started in can shadow one.
+    command = [sys.executable, "-m", f"{__package__}.progress_unpack", str(path), str(target)]
     try:
         done = subprocess.run(
             command,
-            cwd=ROOT,
+            cwd=target.parent,
             capture_output=True,
             text=True,
             timeout=LIBRARY_SECONDS,

@@ -29,10 +29,10 @@ import warnings
 from collections.abc import Mapping
 from pathlib import Path
 
-from tools.benchmarks.errors import BenchmarkError, StaleResultsWarning
-from tools.benchmarks.formatting import esc
-from tools.benchmarks.registry import Benchmark, Declared, FileKind, RegistryError, View, resolve
-from tools.benchmarks.results import Results, load_results, results_files
+from .errors import BenchmarkError, StaleResultsWarning
+from .formatting import esc
+from .registry import Benchmark, Declared, FileKind, RegistryError, View, resolve
+from .results import Results, load_results, results_files
 
 __all__ = [
     "Benchmark",

@@ -17,7 +17,7 @@ import math
 import textwrap
 from collections.abc import Callable
 
-from tools.benchmarks.formatting import esc
+from .formatting import esc
 
 # The canvas: the text column's width at 12 px text.
 _W, _H = 680, 400

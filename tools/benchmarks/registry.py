@@ -42,7 +42,7 @@ from typing import Any
 
 from selectolax.lexbor import LexborHTMLParser, SelectolaxError
 
-from tools.benchmarks.errors import BenchmarkError
+from .errors import BenchmarkError
 
 SETTING = "plugins.course.benchmarks"  # how messages name the setting
 _NAME = re.compile(r"^[a-z][a-z0-9_-]*$")

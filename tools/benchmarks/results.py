@@ -21,9 +21,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tools.benchmarks.errors import BenchmarkError
-from tools.benchmarks.registry import Benchmark, Declared, FileKind
-from tools.benchmarks.schema import MAX_BYTES, Validators, device_type, validate
+from .errors import BenchmarkError
+from .registry import Benchmark, Declared, FileKind
+from .schema import MAX_BYTES, Validators, device_type, validate
 
 # Results files (by name) that the job publishing the site measured itself (publish.yml sets it).
 # Any other file was submitted: a committed file's device and numbers are only what it says.

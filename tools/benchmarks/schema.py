@@ -19,7 +19,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from tools.benchmarks.errors import BenchmarkError
+from .errors import BenchmarkError
 
 ENVELOPE_FILE = Path(__file__).with_name("envelope.schema.json")
 _SPACE = re.compile(r"\s*")

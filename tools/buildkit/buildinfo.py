@@ -19,7 +19,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from tools.buildkit.digest import Digest  # standard library only, like this module
+from .digest import Digest  # standard library only, like this module
 
 ROOT = Path(__file__).resolve().parents[2]
 STRICT_RESULTS_ENV = "COURSE_STRICT_RESULTS"
@@ -74,17 +74,17 @@ def installed_distributions() -> tuple[str, ...]:
 
 @functools.cache
 def engine_digest() -> str:
-    """Hash of the engine's code and note templates: output cached by an earlier build of other
-    code must not be reused (see :mod:`tools.anki.deck_cache` and :mod:`tools.buildkit.memo`).
-    A course's own Python (its benchmark views) is the course's input, not the engine's: pages
-    with an embed are rendered on every build. Computed once per process, like the code it
-    stands for."""
+    """Hash of the engine's code: output cached by an earlier build of other code must not be
+    reused (see :mod:`tools.anki.deck_cache` and :mod:`tools.buildkit.memo`). The engine is this
+    package's folder, wherever it is installed. What a course supplies (its note templates, its
+    benchmark views) is the course's input, keyed by the caches that use it: pages with an embed
+    are rendered on every build. The packages' versions are keyed beside it
+    (:func:`installed_distributions`, the versions that run, which ``constraints.txt`` only asks
+    for). Computed once per process, like the code it stands for."""
+    package = Path(__file__).resolve().parents[1]
     digest = Digest()
-    files = sorted((ROOT / "tools").rglob("*.py")) + sorted((ROOT / "deck").glob("*"))
-    files.append(ROOT / "constraints.txt")
-    for path in files:
-        if path.is_file():
-            digest.file(path, ROOT)
+    for path in sorted(package.rglob("*.py")):
+        digest.file(path, package)
     return digest.hexdigest()
 
 

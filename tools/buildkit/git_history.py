@@ -58,7 +58,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tools.buildkit.buildinfo import write_atomically
+from .buildinfo import write_atomically
 
 CACHE = Path(".cache") / "history" / "lines.json"
 CACHE_VERSION = 2

@@ -20,8 +20,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from tools.buildkit import buildinfo
-from tools.buildkit.digest import Digest
+from . import buildinfo
+from .digest import Digest
 
 MISSING = object()
 

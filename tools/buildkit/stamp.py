@@ -18,8 +18,8 @@ import os
 import sys
 from pathlib import Path
 
-from tools.buildkit import buildinfo
-from tools.buildkit.digest import Digest
+from . import buildinfo
+from .digest import Digest
 
 RECORD = Path(".cache") / "build" / "last-build.json"
 

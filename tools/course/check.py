@@ -13,11 +13,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from tools.buildkit.digest import Digest
-from tools.buildkit.workers import Background
-from tools.course import config as course_config
-from tools.course import cues, parser
-from tools.course.model import Course, CourseError, Embed, Location, SiteSyntax
+from ..buildkit.digest import Digest
+from ..buildkit.workers import Background
+from . import config as course_config
+from . import cues, parser
+from .model import Course, CourseError, Embed, Location, SiteSyntax
 
 _TEXT = {".md", ".yml", ".yaml", ".json", ".py", ".txt", ".csv"}
 
@@ -71,7 +71,7 @@ def start_checking(
 def _check_embeds(course: Course, root: Path, strict_results: bool) -> None:
     if not any(page.embeds for page in course.pages):
         return
-    from tools import benchmarks  # imported where used: a course without embeds needs none
+    from .. import benchmarks  # imported where used: a course without embeds needs none
 
     if course.config is None:  # its settings' error is reported; without them, no registry
         return
@@ -91,7 +91,7 @@ def _check_embeds(course: Course, root: Path, strict_results: bool) -> None:
 def _embed_error_at(exc: Exception, embed: Embed) -> Location:
     """A declared benchmark that does not import is the setting's fault: its line in
     ``mkdocs.yml``; anything else is the embed's."""
-    from tools import benchmarks
+    from .. import benchmarks
 
     if isinstance(exc, benchmarks.RegistryError):
         return Location(exc.file, exc.line)

@@ -15,6 +15,7 @@ second course reuses the engine unchanged::
           languages: [en, ur]                    # languages a quiz may be written in
           active_files: [assets/course.js]       # the only .js/.html/.svg/.xml files of docs/
           benchmarks: {...}                      # what ::: benchmark NAME VIEW may embed
+          deck_templates: deck                   # the note templates' folder (the default)
 
 The settings are declared once, in :data:`SETTINGS` (type, default, a help line and the check of
 each value). :func:`load` validates them here for ``check`` and the parser, which import no
@@ -37,14 +38,23 @@ from typing import Any
 
 import yaml
 
-from tools.benchmarks import registry as benchmark_registry
-from tools.course import sanitize
-from tools.course.model import LANGUAGES, CourseConfig, CourseError, Location
+from ..benchmarks import registry as benchmark_registry
+from . import sanitize
+from .model import LANGUAGES, CourseConfig, CourseError, Location
 
 CONFIG_FILE = "mkdocs.yml"
 PLUGIN = "course"  # the plugin's name in mkdocs.yml (its entry point in pyproject.toml)
 WHERE = f"plugins.{PLUGIN}"  # how messages name a setting: plugins.course.deck_file
 NOTE_TYPES = ("basic", "choice")
+# The files of the course's ``deck_templates`` folder: each note type's two card sides, and the
+# cards' stylesheet. The course's, not the engine's: another course styles its cards its own way.
+DECK_TEMPLATES = (
+    "basic.front.html",
+    "basic.back.html",
+    "choice.front.html",
+    "choice.back.html",
+    "cards.css",
+)
 _NAMESPACE = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
 
 
@@ -100,6 +110,13 @@ def _languages(languages: list) -> str | None:
     return f"{unknown} unknown (the engine has: {list(LANGUAGES)})" if unknown else None
 
 
+def _course_folder(value: str) -> str | None:
+    path = PurePosixPath(value)
+    if path.is_absolute() or ".." in path.parts:
+        return f"{value!r} must be a folder of the course (a relative path inside it)"
+    return None
+
+
 def _paths(files: list) -> str | None:
     return None if all(isinstance(f, str) for f in files) else "must be a list of paths"
 
@@ -145,6 +162,8 @@ SETTINGS = (
             "files per kind: code, schema, regenerate, and the views' page assets: a list of "
             "file (.css or .js of the course) and drives (a CSS selector) "
             "(tools/benchmarks/registry.py)", default={}, check=benchmark_registry.problem),
+    Setting("deck_templates", str, "the course's folder of note templates for the deck: "
+            f"{', '.join(DECK_TEMPLATES)}", default="deck", check=_course_folder),
 )  # fmt: skip
 
 
@@ -231,6 +250,7 @@ def load(root: Path) -> CourseConfig:
         raise CourseError(
             where, f"{WHERE}.benchmarks.{name}.assets: {file!r}: no such file of the course"
         )
+    _check_templates(root, values["deck_templates"], at("deck_templates"))
     docs = root / docs_dir(root)
     for key in ("deck_file", "practice_download"):
         if values[key] and (docs / values[key]).exists():
@@ -248,7 +268,20 @@ def load(root: Path) -> CourseConfig:
         note_type_ids={key: int(values["note_type_ids"][key]) for key in NOTE_TYPES},
         languages=tuple(values["languages"]),
         site_url=str(config.get("site_url") or ""),
+        deck_templates=values["deck_templates"],
     )
+
+
+def _check_templates(root: Path, folder: str, where: Location) -> None:
+    """A :class:`CourseError` at ``where`` unless ``root/folder`` holds every deck template."""
+    name = f"{WHERE}.deck_templates"
+    if not (root / folder).is_dir():
+        raise CourseError(where, f"{name}: {folder!r}: no such folder of the course")
+    for file in DECK_TEMPLATES:
+        if not (root / folder / file).is_file():
+            raise CourseError(
+                where, f"{name}: {folder}/{file}: no such file (the deck's note templates)"
+            )
 
 
 def benchmarks(root: Path) -> dict[str, benchmark_registry.Declared]:

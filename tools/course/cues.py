@@ -21,7 +21,7 @@ import math
 import re
 from collections.abc import Callable, Iterator
 
-from tools.course.model import Course, Page, Prose, Quiz, script_lang
+from .model import Course, Page, Prose, Quiz, script_lang
 
 # A quiz this long or longer is judged for cues; a shorter one has too few answers to show one.
 CUE_MIN_QUESTIONS = 4

@@ -20,9 +20,9 @@ from pathlib import Path
 
 import yaml
 
-from tools.buildkit.buildinfo import git
-from tools.course import config as course_config
-from tools.course.model import CourseError, Location
+from ..buildkit.buildinfo import git
+from . import config as course_config
+from .model import CourseError, Location
 
 KEYS = ("guid_namespace", "note_type_ids")
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from tools.course.model import CourseError, Location, SiteSyntax
+from .model import CourseError, Location, SiteSyntax
 
 # Folders (relative to the repository root) whose files lessons may include. Add one here, with
 # the reason, only for a file a page truly needs to show.

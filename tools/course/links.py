@@ -16,7 +16,7 @@ import re
 from pathlib import Path
 from urllib.parse import quote, unquote, urljoin
 
-from tools.course.model import CourseError, Page, Reference
+from .model import CourseError, Page, Reference
 
 LINK_SCHEMES = ("http", "https", "mailto")
 _SCHEME = re.compile(r"^([a-z][a-z0-9+.-]*):", re.IGNORECASE)

@@ -397,6 +397,7 @@ class CourseConfig:
     site_url: str  # "" when the course has none: the deck's notes then carry no Source link
     active_files: tuple[str, ...] = ()  # docs/ files that run in a browser, reviewed (published.py)
     practice_download: str = ""  # the practice workspace's zip on the site; "" when none
+    deck_templates: str = "deck"  # the course's folder of note templates, from its root
 
 
 @dataclass

@@ -24,7 +24,7 @@ import re
 import string
 from dataclasses import dataclass
 
-from tools.course.model import Card, Course, CourseConfig, Page, Question, Quiz
+from .model import Card, Course, CourseConfig, Page, Question, Quiz
 
 _DECK_ID_BASE = 1 << 30
 _LEADING_NUMBER = re.compile(r"^(\d+)[-_]")

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from tools.course.model import Option, option_label
+from .model import Option, option_label
 
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 REFERENCE = re.compile(r"\{option:([^{}\s]*)\}")

@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from tools.course.model import (
+from .model import (
     LANGUAGES,
     Course,
     CourseConfig,
@@ -25,9 +25,9 @@ from tools.course.model import (
     Page,
     SiteSyntax,
 )
-from tools.course.rules import headings, ids, table
-from tools.course.rules.source import PageState, Source
-from tools.course.rules.tokens import tokenizer, top_level
+from .rules import headings, ids, table
+from .rules.source import PageState, Source
+from .rules.tokens import tokenizer, top_level
 
 
 def split_lines(text: str) -> list[str]:
@@ -75,8 +75,8 @@ class Sources:
 
 
 def course_sources(root: Path, docs_dir: str = "docs") -> Sources:
-    from tools.course import config as course_config  # they read other files
-    from tools.course import published
+    from . import config as course_config  # they read other files
+    from . import published
 
     errors: tuple[CourseError, ...] = ()
     try:
@@ -108,8 +108,8 @@ def assemble(
 ) -> Course:
     """The course from its parsed files (:func:`parse_files`, in any order and any number of
     parts), with the course-wide rules checked: unique ids, links that resolve."""
-    from tools.course import config as course_config  # they read other files
-    from tools.course import identity, links, published
+    from . import config as course_config  # they read other files
+    from . import identity, links, published
 
     found = {path: rest for path, *rest in parsed}
     errors = list(sources.errors)
@@ -134,7 +134,7 @@ def parse_files(
     root: Path, docs_dir: str, files: list[str], languages: tuple[str, ...], syntax: SiteSyntax
 ) -> list[tuple[str, Page | None, list[CourseError]]]:
     """Each of ``files`` (paths from ``root``) read, parsed and its includes checked."""
-    from tools.course import includes  # it reads other files
+    from . import includes  # it reads other files
 
     out: list[tuple[str, Page | None, list[CourseError]]] = []
     for rel in files:

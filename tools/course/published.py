@@ -25,8 +25,8 @@ import os
 import subprocess
 from pathlib import Path
 
-from tools.course import sanitize
-from tools.course.model import CourseError, Location
+from . import sanitize
+from .model import CourseError, Location
 
 # What a browser shows, or offers to save, and never runs: the only types published unlisted.
 # .md files are pages (MkDocs renders them); .py is the lab's source, served as text.

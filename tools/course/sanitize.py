@@ -26,7 +26,7 @@ import tinycss2
 import tinycss2.bytes
 from selectolax.lexbor import LexborHTMLParser
 
-from tools.course.links import LINK_SCHEMES
+from .links import LINK_SCHEMES
 
 _HEADINGS = {f"h{n}" for n in range(1, 7)}
 TAGS = {

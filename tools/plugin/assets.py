@@ -38,9 +38,9 @@ from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.structure.files import File, Files
 from selectolax.lexbor import LexborHTMLParser
 
-from tools.benchmarks.registry import Declared, PageAsset
-from tools.plugin import STATIC
-from tools.plugin.review import REVIEW_PAGE
+from ..benchmarks.registry import Declared, PageAsset
+from . import STATIC
+from .review import REVIEW_PAGE
 
 SITE_FOLDER = "assets"
 # The engine's stylesheets and scripts, in the order pages load them (site paths).

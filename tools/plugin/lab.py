@@ -6,7 +6,7 @@ Review page's ``store.js``. So the build executes the notebook itself, before Mk
 renders it, and mkdocs-jupyter only renders the executed notebook (``execute`` is turned off
 for it, :func:`take_over`):
 
-- in a separate process (``python -m tools.plugin.lab``), on a temporary copy of the notebook and
+- in a separate process (this module, run by ``python -m``), on a temporary copy of the notebook and
   of ``snippets/`` (all it imports), whose working directory is that copy;
 - confined by the kernel (:func:`tools.buildkit.sandbox.confine`, Linux Landlock): the process and
   the notebook kernel it starts may read only the Python installation, the system's folders
@@ -37,8 +37,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from tools.buildkit import buildinfo
-from tools.buildkit.digest import Digest
+from ..buildkit import buildinfo
+from ..buildkit.digest import Digest
 
 TIMEOUT_S = (
     600  # the whole notebook; a cell that hangs fails the build instead of the build hanging
@@ -108,10 +108,10 @@ def _run_confined(work: Path, copy: Path, out: Path, shown: str) -> None:
         "JUPYTER_CONFIG_DIR": str(home / "config"),
         "IPYTHONDIR": str(home / "ipython"),
         "MPLCONFIGDIR": str(home / "matplotlib"),
-        "PYTHONPATH": str(buildinfo.ROOT),  # the engine, for this module; read before confining
         **KERNEL_ENV,
     }
-    command = [sys.executable, "-m", "tools.plugin.lab", str(work), str(copy), str(out)]
+    # This module by the name it was imported under: the child imports the engine as installed.
+    command = [sys.executable, "-m", __name__, str(work), str(copy), str(out)]
     # Its own process group, so that the kernel it starts ends with it.
     child = subprocess.Popen(
         command, cwd=work, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
@@ -154,9 +154,8 @@ def _main(work: Path, copy: Path, out: Path) -> int:
     from nbclient import NotebookClient
     from traitlets.config import Config
 
-    from tools.buildkit import sandbox
+    from ..buildkit import sandbox
 
-    os.environ.pop("PYTHONPATH", None)  # the kernel needs nothing of the engine
     confined = sandbox.confine(readable=_installation(), writable=[work])
     os.chdir(copy.parent)
     notebook = jupytext.read(copy)

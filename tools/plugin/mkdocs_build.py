@@ -22,10 +22,10 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from tools.buildkit import buildinfo
-from tools.buildkit.workers import Background
-from tools.course import config as course_config
-from tools.course.model import Course
+from ..buildkit import buildinfo
+from ..buildkit.workers import Background
+from ..course import config as course_config
+from ..course.model import Course
 
 
 def build(

@@ -37,9 +37,9 @@ from typing import Any
 
 from selectolax.lexbor import LexborHTMLParser
 
-from tools.course.links import LINK_SCHEMES
-from tools.course.sanitize import css_addresses, leaves, normalised_url
-from tools.course.sanitize import off_site as sanitize_off_site
+from ..course.links import LINK_SCHEMES
+from ..course.sanitize import css_addresses, leaves, normalised_url
+from ..course.sanitize import off_site as sanitize_off_site
 
 _REMOTE_SCRIPT = re.compile(
     r"<script\b[^>]*\bsrc=[\"'](?:https?://[^\"']*)?[\"'][^>]*>\s*</script>\s*"

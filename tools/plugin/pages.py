@@ -22,10 +22,10 @@ from typing import Any, NamedTuple
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
-from tools.course.model import Card, CardGroup, Embed, Heading, Page, Question, Quiz, script_lang
-from tools.course.parser import split_lines
-from tools.plugin.search import without_figures
-from tools.render.markdown_html import render_markdown
+from ..course.model import Card, CardGroup, Embed, Heading, Page, Question, Quiz, script_lang
+from ..course.parser import split_lines
+from ..render.markdown_html import render_markdown
+from .search import without_figures
 
 # Interface text of a quiz, in the quiz's own language. Urdu strings are plain, everyday words.
 UI_TEXT: dict[str, dict[str, str]] = {
@@ -435,7 +435,7 @@ def render_embed(
     the course declares (``benchmarks``: its setting, name -> ``tools.benchmarks.Declared``)."""
     if embed.name != "benchmark":
         raise SiteError(f"{embed.location}: unknown embed '::: {embed.name}'")
-    from tools import benchmarks as engine
+    from .. import benchmarks as engine
 
     html = engine.render_embed(list(embed.args), root, benchmarks, strict=strict_results)
     return without_figures(html)

@@ -26,13 +26,13 @@ from mkdocs.structure.nav import Navigation
 from mkdocs.structure.pages import Page
 from mkdocs.utils.templates import TemplateContext
 
-from tools.buildkit import buildinfo, workers
-from tools.course import check as course_check
-from tools.course.model import Course
-from tools.plugin import assets, offline
-from tools.plugin.settings import CourseSettings
-from tools.plugin.site_build import SiteBuild
-from tools.plugin.syntax import MKDOCS
+from ..buildkit import buildinfo, workers
+from ..course import check as course_check
+from ..course.model import Course
+from . import assets, offline
+from .settings import CourseSettings
+from .site_build import SiteBuild
+from .syntax import MKDOCS
 
 
 class CoursePlugin(BasePlugin[CourseSettings]):

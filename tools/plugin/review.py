@@ -27,10 +27,10 @@ import io
 import json
 import zipfile
 
-from tools.course import links
-from tools.course.model import Card, script_lang
-from tools.course.notes import NoteItem
-from tools.plugin.pages import course_html
+from ..course import links
+from ..course.model import Card, script_lang
+from ..course.notes import NoteItem
+from .pages import course_html
 
 REVIEW_PAGE = "review.md"
 INDEX_FILE = "assets/review/index.js"

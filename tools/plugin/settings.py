@@ -13,7 +13,7 @@ from typing import Any
 
 from mkdocs.config import base
 
-from tools.course import config as course_config
+from ..course import config as course_config
 
 
 class _CourseOption(base.BaseConfigOption):

@@ -42,21 +42,21 @@ from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
 
-from tools.anki import deck_cache
-from tools.buildkit import buildinfo
-from tools.buildkit.memo import MISSING, BuildMemo
-from tools.buildkit.workers import Background
-from tools.course import check as course_check
-from tools.course import config as course_config
-from tools.course import notes, published, sanitize
-from tools.course.model import Course
-from tools.plugin import assets as site_assets
-from tools.plugin import lab, learning_path, offline, outputs, review
-from tools.plugin import pages as site_pages
-from tools.plugin import search as site_search
-from tools.plugin.pages import PageBlock
-from tools.practice import bundle
-from tools.render import mathml
+from ..anki import deck_cache
+from ..buildkit import buildinfo
+from ..buildkit.memo import MISSING, BuildMemo
+from ..buildkit.workers import Background
+from ..course import check as course_check
+from ..course import config as course_config
+from ..course import notes, published, sanitize
+from ..course.model import Course
+from ..practice import bundle
+from ..render import mathml
+from . import assets as site_assets
+from . import lab, learning_path, offline, outputs, review
+from . import pages as site_pages
+from . import search as site_search
+from .pages import PageBlock
 
 
 class SiteBuild:

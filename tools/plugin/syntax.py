@@ -19,7 +19,7 @@ from markdown.extensions.toc import slugify, unique
 from pymdownx import slugs
 from pymdownx.snippets import SnippetPreprocessor
 
-from tools.course.model import SiteSyntax
+from ..course.model import SiteSyntax
 
 _urdu_slug = slugs.slugify(case="lower", normalize="NFC")
 

@@ -32,7 +32,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from tools.plugin import STATIC
+from . import STATIC
 
 
 @dataclass(frozen=True)

@@ -32,9 +32,9 @@ from pygments.lexers import TextLexer, get_lexer_by_name
 from pygments.styles import get_style_by_name
 from pygments.util import ClassNotFound
 
-from tools.course import links
-from tools.course.model import script_lang, unsafe_tex
-from tools.render.mathml import tex_source, tex_to_mathml
+from ..course import links
+from ..course.model import script_lang, unsafe_tex
+from .mathml import tex_source, tex_to_mathml
 
 Target = Literal["site", "anki"]
 

@@ -17,8 +17,8 @@ from html.parser import HTMLParser
 
 import latex2mathml.converter
 
-from tools.course.model import unsafe_tex
-from tools.render.mathml_trim import without_inferred_rows
+from ..course.model import unsafe_tex
+from .mathml_trim import without_inferred_rows
 
 
 @lru_cache(maxsize=2048)

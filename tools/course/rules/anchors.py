@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from tools.course.model import CourseError, Page
-from tools.course.rules.source import PageState
+from ..model import CourseError, Page
+from .source import PageState
 
 
 def rule(state: PageState) -> None:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from markdown_it.token import Token
 
-from tools.course.model import Card, CardGroup, Span, source_hash
-from tools.course.rules.ids import EXPLICIT_ID
-from tools.course.rules.source import PageState, Source
-from tools.course.rules.tokens import SEPARATOR, separators_by_line
+from ..model import Card, CardGroup, Span, source_hash
+from .ids import EXPLICIT_ID
+from .source import PageState, Source
+from .tokens import SEPARATOR, separators_by_line
 
 
 def block(state: PageState, index: int) -> None:

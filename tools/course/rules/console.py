@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from markdown_it.token import Token
 
-from tools.course.model import ConsoleExample
-from tools.course.rules.source import PageState, Source
+from ..model import ConsoleExample
+from .source import PageState, Source
 
 
 def block(state: PageState, index: int) -> None:

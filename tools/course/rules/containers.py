@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from markdown_it.token import Token
 
-from tools.course.model import Embed, Span
-from tools.course.rules.source import PageState, Source
-from tools.course.rules.tokens import SEPARATOR, children
+from ..model import Embed, Span
+from .source import PageState, Source
+from .tokens import SEPARATOR, children
 
 
 def span(src: Source, opening: Token) -> Span:

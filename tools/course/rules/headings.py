@@ -7,9 +7,9 @@ from collections.abc import Iterator
 
 from markdown_it.token import Token
 
-from tools.course.model import Heading, SiteSyntax, script_lang
-from tools.course.rules.ids import EXPLICIT_ID
-from tools.course.rules.source import PageState
+from ..model import Heading, SiteSyntax, script_lang
+from .ids import EXPLICIT_ID
+from .source import PageState
 
 _HEADING_ATTRS = re.compile(r"\s*\{:?([^{}]*)\}\s*$")
 

@@ -7,9 +7,9 @@ from collections.abc import Iterator
 
 from markdown_it.token import Token
 
-from tools.course import sanitize
-from tools.course.rules.source import PageState, Source
-from tools.course.rules.tokens import SEPARATOR, inline_children, separators_by_line
+from .. import sanitize
+from .source import PageState, Source
+from .tokens import SEPARATOR, inline_children, separators_by_line
 
 
 def block(state: PageState, index: int) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 
-from tools.course.model import CourseError, Location, Page, normalize
+from ..model import CourseError, Location, Page, normalize
 
 ID = re.compile(r"[A-Za-z][\w-]*")  # explicit ids and quiz ids
 EXPLICIT_ID = re.compile(r"\s*\{#(" + ID.pattern + r")\}\s*$")

@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from tools.course.model import Embed, script_lang
-from tools.course.rules.source import PageState
+from ..model import Embed, script_lang
+from .source import PageState
 
 # Invisible characters that reorder or hide text: bidi embeddings, overrides, isolates and marks,
 # and zero-width characters. In course items they make look-alike duplicates and ids, so they

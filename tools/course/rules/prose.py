@@ -7,8 +7,8 @@ import re
 
 from markdown_it.token import Token
 
-from tools.course.model import Prose
-from tools.course.rules.source import PageState
+from ..model import Prose
+from .source import PageState
 
 _ADMONITION_HEAD = re.compile(r"^(!!!|\?\?\?\+?)\s+\S+(?:\s+\"[^\"]*\")?\s*")
 _FENCE = re.compile(r"^\s*(```|~~~)")

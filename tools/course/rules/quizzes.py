@@ -10,8 +10,8 @@ from dataclasses import replace
 
 from markdown_it.token import Token
 
-from tools.course import option_order
-from tools.course.model import (
+from .. import option_order
+from ..model import (
     CourseError,
     Option,
     Question,
@@ -21,10 +21,10 @@ from tools.course.model import (
     script_lang,
     source_hash,
 )
-from tools.course.rules import containers
-from tools.course.rules.ids import ID, repeats
-from tools.course.rules.source import PageState, Source
-from tools.course.rules.tokens import children
+from . import containers
+from .ids import ID, repeats
+from .source import PageState, Source
+from .tokens import children
 
 MIN_OPTIONS = 2
 

@@ -8,9 +8,9 @@ from collections.abc import Iterable, Iterator
 
 from markdown_it.token import Token
 
-from tools.course.model import Reference
-from tools.course.rules.source import PageState, Source
-from tools.course.rules.tokens import inline_children, tokenizer
+from ..model import Reference
+from .source import PageState, Source
+from .tokens import inline_children, tokenizer
 
 _ADMONITION_OPENER = re.compile(r"^( *)(?:!!!|\?\?\?\+?)[ \t]")
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import re
 
-from tools.course.rules import html
-from tools.course.rules.source import PageState, Source
-from tools.course.rules.tokens import separators_by_line
+from . import html
+from .source import PageState, Source
+from .tokens import separators_by_line
 
 _ADMONITION_START = re.compile(r"^\s*(?:!!!|\?\?\?\+?)\s*[A-Za-z]")
 _NESTED_CONTAINER = (

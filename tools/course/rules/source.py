@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from markdown_it.token import Token
 
-from tools.course.model import CourseError, Location, Page, SiteSyntax
+from ..model import CourseError, Location, Page, SiteSyntax
 
 
 class Source:

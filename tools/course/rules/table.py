@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from tools.course.rules import (
+from . import (
     anchors,
     cards,
     console,
@@ -26,7 +26,7 @@ from tools.course.rules import (
     separators,
     tex,
 )
-from tools.course.rules.source import PageState
+from .source import PageState
 
 BlockRule = Callable[[PageState, int], None]  # (the page, the index of its opening token)
 PageRule = Callable[[PageState], None]

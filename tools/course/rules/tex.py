@@ -3,9 +3,9 @@ the TeX commands :func:`tools.course.model.unsafe_tex` allows."""
 
 from __future__ import annotations
 
-from tools.course.model import unsafe_tex, unsafe_tex_in_text
-from tools.course.rules.source import PageState
-from tools.course.rules.tokens import inline_children
+from ..model import unsafe_tex, unsafe_tex_in_text
+from .source import PageState
+from .tokens import inline_children
 
 
 def rule(state: PageState) -> None:

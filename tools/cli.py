@@ -71,9 +71,6 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def cmd_deck(args: argparse.Namespace) -> int:
-    # imported where used: a build makes the deck in a worker
-    from tools.anki import deck, note_dates
-
     root = args.course
     with ThreadPoolExecutor(1) as side:
         with workers.build_pool() as pool:
@@ -81,6 +78,10 @@ def cmd_deck(args: argparse.Namespace) -> int:
             # The history the notes are dated from needs only the pages' paths: git replays it
             # here while the workers parse the pages.
             history = side.submit(_page_history, root)
+            # Imported where used (a build makes the deck in a worker), and once the workers
+            # parse: they need none of it, and this process has the time while they work.
+            from tools.anki import deck, note_dates
+
             course = _without_problems(checked())
         if course is None:
             return 1

@@ -71,9 +71,6 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def cmd_deck(args: argparse.Namespace) -> int:
-    # imported where used: a build makes the deck in a worker
-    from .anki import deck, note_dates
-
     root = args.course
     with ThreadPoolExecutor(1) as side:
         with workers.build_pool() as pool:
@@ -81,6 +78,10 @@ def cmd_deck(args: argparse.Namespace) -> int:
             # The history the notes are dated from needs only the pages' paths: git replays it
             # here while the workers parse the pages.
             history = side.submit(_page_history, root)
+            # Imported where used (a build makes the deck in a worker), and once the workers
+            # parse: they need none of it, and this process has the time while they work.
+            from .anki import deck, note_dates
+
             course = _without_problems(checked())
         if course is None:
             return 1
@@ -329,7 +330,15 @@ def exit_with(code: int) -> NoReturn:
     sys.exit(code)
 
 
+# Objects a command may make before the collector looks at the young ones (Python's default is
+# 700). Parsing, rendering and the deck make many small objects that live as long as a page or a
+# note and are no garbage: with the default, each is examined many times for nothing.
+_YOUNG_OBJECTS = 5000
+
+
 def main(argv: list[str]) -> int:
+    _, *older = gc.get_threshold()
+    gc.set_threshold(_YOUNG_OBJECTS, *older)  # worker processes fork with it
     if argv and argv[0] in PASSTHROUGH:
         return PASSTHROUGH[argv[0]](argv[1:])
     args = argument_parser().parse_args(argv)

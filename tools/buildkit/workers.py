@@ -24,6 +24,7 @@ server) can leave the child holding a lock no thread will release.
 from __future__ import annotations
 
 import contextlib
+import gc
 import multiprocessing
 import os
 import threading
@@ -66,7 +67,7 @@ class Background:
         if executor is None:
             fork = multiprocessing.get_context("fork")
             executor = self._lanes[lane] = ProcessPoolExecutor(
-                1, mp_context=fork, initializer=_die_with, initargs=(os.getpid(),)
+                1, mp_context=fork, initializer=_start_worker, initargs=(os.getpid(),)
             )
         return executor.submit(fn, *args, **kwargs)
 
@@ -122,6 +123,16 @@ def build_pool() -> Iterator[Background]:
         yield pool
     finally:
         pool.close()
+
+
+def _start_worker(parent: int) -> None:
+    """In a new worker, before its first job: what it inherited from the build (modules, the
+    settings, the course read so far) is moved out of the collector's sight, so the collections
+    its jobs trigger walk only what the jobs make. A job (a page's parse, the deck) makes many
+    small objects, and each full collection would otherwise walk every inherited one too,
+    touching and so copying pages the fork shares with the build."""
+    gc.freeze()
+    _die_with(parent)
 
 
 def _die_with(parent: int) -> None:

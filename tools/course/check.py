@@ -19,6 +19,7 @@ from . import config as course_config
 from . import cues, parser
 from .model import Course, CourseError, Embed, Location, SiteSyntax
 
+PARTS_PER_WORKER = 4  # the pages are sent to the workers in this many parts each
 _TEXT = {".md", ".yml", ".yaml", ".json", ".py", ".txt", ".csv"}
 
 
@@ -53,7 +54,9 @@ def start_checking(
         done = parser.parse_files(root, docs, files, languages, syntax)
         parts: list[Callable[[], list]] = [lambda: done]
     else:
-        n = workers.workers
+        # More parts than workers: each part's pages come back, and are read in by this
+        # process, while the workers parse the next ones, so only the last part's wait for that.
+        n = workers.workers * PARTS_PER_WORKER
         parts = [
             workers.submit(parser.parse_files, root, docs, files[i::n], languages, syntax).result
             for i in range(n)

@@ -117,13 +117,15 @@ class SiteBuild:
                 files.remove(file)
         site = Path(config.site_dir)
         deck_file = self.course.config.deck_file
-        timestamp = buildinfo.source_date_epoch(self.root)
-        deck = self.background.submit(
-            deck_cache.apkg,
+        reviewed = any(str(script) == review.INDEX_FILE for script in config.extra_javascript)
+        key, generated, review_url = self._review_memo(files) if reviewed else (None, None, None)
+        job = self.background.submit(
+            background_files,
             self.course,
             self.items,
             root=self.root,
-            timestamp=timestamp,
+            timestamp=buildinfo.source_date_epoch(self.root),
+            review_page=review_url,
         )
         files.append(File.generated(config, deck_file, content=b""))
         practice = self.course.config.practice_download  # the practice workspace's zip
@@ -131,16 +133,34 @@ class SiteBuild:
             zipped = self.background.submit(bundle.zip_bytes)
             self.pending.append((zipped, lambda data: self.publish(site, practice, data)))
             files.append(File.generated(config, practice, content=b""))
-        if not any(str(script) == review.INDEX_FILE for script in config.extra_javascript):
-            self.pending.append((deck, lambda apkg: self.publish(site, deck_file, apkg)))
-            return files  # this course has no review page
+        if not reviewed:  # this course has no review page
+            self.pending.append((job, lambda made: self.publish(site, deck_file, made[0])))
+            return files
 
-        def write_deck(apkg: bytes) -> None:  # and its collection, for the page's Anki export
-            self.publish(site, deck_file, apkg)
-            self.publish(site, review.ANKI_FILE, review.anki_script(apkg).encode("utf-8"))
+        def write_deck(made: tuple[bytes, Any]) -> None:  # and its collection, for Anki export
+            self.publish(site, deck_file, made[0])
+            self.publish(site, review.ANKI_FILE, review.anki_script(made[0]).encode("utf-8"))
 
-        self.pending.append((deck, write_deck))
+        self.pending.append((job, write_deck))
         files.append(File.generated(config, review.ANKI_FILE, content=""))
+        if generated is MISSING:
+
+            def write(made: tuple[bytes, dict[str, str]]) -> None:
+                self.memo.put(key, made[1])
+                for name, text in made[1].items():
+                    self.publish(site, name, text.encode("utf-8"))
+
+            self.pending.append((job, write))
+            generated = dict.fromkeys(review.SITE_FILES, "")
+        else:
+            self.memo.put(key, generated)
+        for path, text in generated.items():
+            files.append(File.generated(config, path, content=text))
+        return files
+
+    def _review_memo(self, files: Files) -> tuple[str, Any, str | None]:
+        """The review data's memo key, the data found under it (or MISSING), and the review
+        page's address when the data is to be made."""
         review_page = files.get_file_from_path(review.REVIEW_PAGE)
         if review_page is None:
             raise PluginError(
@@ -152,21 +172,7 @@ class SiteBuild:
         key, generated = self.memo.find(
             "review", (review_page.url, repr(self.course.config), *pages)
         )
-        if generated is MISSING:
-
-            def write(made: dict[str, str]) -> None:
-                self.memo.put(key, made)
-                for name, text in made.items():
-                    self.publish(site, name, text.encode("utf-8"))
-
-            job = self.background.submit(review.site_files, self.items, review_page.url)
-            self.pending.append((job, write))
-            generated = dict.fromkeys(review.SITE_FILES, "")
-        else:
-            self.memo.put(key, generated)
-        for path, text in generated.items():
-            files.append(File.generated(config, path, content=text))
-        return files
+        return key, generated, review_page.url if generated is MISSING else None
 
     def publish(self, site: Path, name: str, data: bytes) -> None:
         """Write a generated file into the site, as one of the files it may hold."""
@@ -312,6 +318,22 @@ class SiteBuild:
                 f"the site folder holds what the build did not make ({len(found)}):\n  {shown}\n"
                 "Something the build ran (a lab cell, a snippet) wrote it; nothing was published."
             )
+
+
+def background_files(
+    course: Course,
+    items: list[notes.NoteItem],
+    *,
+    root: Path,
+    timestamp: int,
+    review_page: str | None,
+) -> tuple[bytes, dict[str, str] | None]:
+    """A worker's job: the deck (:func:`tools.anki.deck_cache.apkg`), and the review page's data
+    (:func:`tools.plugin.review.site_files`) when ``review_page`` is its address. One job for
+    both, so the course and its notes, which are most of what a job is sent, go to the worker
+    once: pickling them costs the process that runs MkDocs."""
+    apkg = deck_cache.apkg(course, items, root=root, timestamp=timestamp)
+    return apkg, review.site_files(items, review_page) if review_page else None
 
 
 def _result(job: Future) -> Any:

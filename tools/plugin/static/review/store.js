@@ -400,7 +400,9 @@
       var count = document.createElement("span");
       count.className = "course-review-badge-count";
       badge.append(svg, label, count);
-      var before = header.querySelector("label[for='__search'], .md-header__source");
+      // Right after the title, which gives up the room: the header's buttons after it (palette,
+      // search, source) stay where the first paint put them.
+      var before = header.querySelector(".md-header__option, label[for='__search'], .md-header__source");
       header.insertBefore(badge, before);
     }
     var href = reviewUrl(index);

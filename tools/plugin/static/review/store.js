@@ -532,8 +532,10 @@
     need: need,
   };
 
+  // The badge's count reads and checks the whole stored progress: it waits until the page has
+  // been painted (the badge takes room from the title only, so nothing it passes moves).
   function init() {
-    updateBadge();
+    window.CourseStartup.afterPaint().then(updateBadge);
     mountReviewPage();
   }
 

@@ -99,7 +99,7 @@ def test_declared_assets_are_served_and_load_only_on_the_pages_holding_their_ele
     assert "<table" in lesson
     head = lesson.split("</head>")[0]
     assert '<link rel="stylesheet" href="../assets/search.css">' in head
-    assert '<link rel="preload" as="script" href="../assets/search.js">' in head
+    assert '<link rel="preload" as="script" href="../assets/search.js" fetchpriority="low">' in head
     assert not re.search(r"<script\b[^>]*assets/search\.js", lesson)  # startup.js runs it
     index = (site / "index.html").read_text("utf-8")
     assert "<table" not in index and "assets/search." not in index

@@ -39,7 +39,10 @@ def loads(site: Path, page: str) -> tuple[list[str], list[str], list[str]]:
         return href.removeprefix(up)
 
     styles = re.findall(r'<link rel="stylesheet" href="([^"]+)"', html)
-    preloads = re.findall(r'<link rel="preload" as="script" href="([^"]+)"', html)
+    preloads = re.findall(
+        r'<link rel="preload" as="script" href="([^"]+)" fetchpriority="low">', html
+    )
+    assert len(preloads) == html.count('<link rel="preload"'), "every preload link is low priority"
     scripts = re.findall(r"<script\b[^>]*\bsrc=\"([^\"]+)\"[^>]*>", html)
     return [site_path(s) for s in styles], [site_path(p) for p in preloads], scripts
 
@@ -53,8 +56,8 @@ def test_page_only_assets_are_exactly_on_the_pages_with_their_elements(built_sit
     for page in PLAIN_PAGES:
         styles, preloads, _ = loads(built_site, page)
         assert preloads == [] and "assets/planner.css" not in styles, page
-        assert ("assets/review/review.css" in styles) == (page == "review.html"), page
-    assert "assets/review/review.css" in loads(built_site, LESSON)[0]  # grading's buttons
+    for page in (LESSON, PLANNER, *PLAIN_PAGES):  # store.js loads it with the queue's scripts
+        assert "assets/review/review.css" not in loads(built_site, page)[0], page
     for page in (LESSON, PLANNER, *PLAIN_PAGES):
         _, _, scripts = loads(built_site, page)
         page_only = assets.page_only(COURSE_ASSETS)
@@ -83,6 +86,17 @@ def test_no_course_script_blocks_the_page(built_site):
     assert not re.search(r"<script\b[^>]*\bsrc=", head)
 
 
+def test_the_review_pages_head_holds_only_what_its_first_paint_needs(built_site):
+    """The queue's stylesheet and scripts come after the first paint (store.js; the browser tests
+    check that they come): the page's head holds Material's stylesheets and course.css, which
+    keeps the queue's room."""
+    styles, preloads, _ = loads(built_site, "review.html")
+    assert [s for s in styles if "/stylesheets/" not in s] == ["assets/course.css"]
+    assert preloads == []
+    course_css = (assets.STATIC / "course.css").read_text("utf-8")
+    assert ".course-review:not([data-state=" in course_css  # the room kept for the queue
+
+
 def test_every_page_only_asset_is_one_of_the_engines_files_listed_once():
     """The engine lists its stylesheets and scripts (assets.STYLES, SCRIPTS), each a file it
     ships; the page-only ones must be among them, or a page that needs one would never get it."""
@@ -104,13 +118,8 @@ def test_split_takes_page_only_entries_out_and_of_picks_them_by_element():
     assert page_assets.of("") == {"course_styles": [], "course_scripts": []}
     card = '<details class="flashcard"><summary>Q</summary>A</details>'
     assert page_assets.of(card) == {
-        "course_styles": [],  # review.css is not in this course's list
+        "course_styles": [],  # grading's buttons are styled in course.css
         "course_scripts": ["assets/review/inline.js"],
-    }
-    review = '<div id="course-review" class="course-review"><p>Needs JavaScript.</p></div>'
-    assert assets.split(["assets/review/review.css"], []).of(review) == {
-        "course_styles": ["assets/review/review.css"],
-        "course_scripts": [],
     }
     planner = '<form class="planner"></form>'
     assert page_assets.of(planner) == {
@@ -165,7 +174,7 @@ def test_the_plugin_puts_its_files_before_the_courses_own_and_keeps_one_it_lists
     assets.add_to_config(config, PLANNER_FILES)
     # the course's benchmark assets after the engine's own files, before the Review page's
     assert config.extra_css == [
-        "assets/course.css", "assets/planner.css", "assets/review/review.css", "extra.css"
+        "assets/course.css", "assets/planner.css", "extra.css"
     ]  # fmt: skip
     scripts = [str(entry) for entry in config.extra_javascript]
     assert scripts == [

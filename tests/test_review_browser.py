@@ -44,7 +44,7 @@ def open_review(open_site, at: datetime = T0, **options):
 @pytest.mark.parametrize("width", [390, 1280])
 def test_the_text_under_the_queue_stays_put_when_the_queue_appears(open_site, width):
     """Until page.js mounts the queue, its container holds about the room of the queue's first
-    screen (review.css), so the text under it is painted where it stays: no layout shift."""
+    screen (course.css), so the text under it is painted where it stays: no layout shift."""
     watched = open_site()
     watched.page.set_viewport_size({"width": width, "height": 844})
     watched.page.clock.set_fixed_time(T0)
@@ -101,6 +101,14 @@ def open_settings(page) -> None:
     settings = page.locator(".course-review-settings")
     if settings.get_attribute("open") is None:
         settings.locator("summary").click()
+
+
+def queue_styled(page) -> bool:
+    """Whether review.css applies: the queue's toolbar is laid out as a row (a flex box)."""
+    return (
+        page.locator(".course-review-toolbar").evaluate("el => getComputedStyle(el).display")
+        == "flex"
+    )
 
 
 def review_index(page) -> dict:
@@ -759,6 +767,7 @@ def test_review_page_works_opened_from_disk(browser, built_site):
         page.locator(".course-review-badge").click()
         page.locator("#course-review[data-state='ready']").wait_for()
         assert page.url.startswith("file://")
+        assert queue_styled(page)
         guid = grade_shown(page, "3")
         assert guid in stored(page)["cards"]
         assert not errors, errors
@@ -776,6 +785,7 @@ def test_review_page_starts_after_materials_instant_navigation(open_site, built_
     page.wait_for_url("**/" + REVIEW)
     page.locator("#course-review[data-state='ready']").wait_for()
     assert page.evaluate("window.__sameDocument === true"), "the page was fully reloaded"
+    assert queue_styled(page)  # store.js added review.css to the swapped-in page
     guid = grade_shown(page, "3")
     assert guid in stored(page)["cards"]
 
@@ -814,9 +824,8 @@ def test_review_page_weight_is_recorded(open_site, artifacts):
         for r in watched.requests
         if r.response() is not None
     }
-    assert {"index.umd.js", "schedule.js", "content.js", "page.js", "store.js", "index.js"} <= set(
-        sizes
-    )
+    loaded = {"index.umd.js", "schedule.js", "content.js", "page.js", "store.js", "index.js"}
+    assert loaded | {"review.css"} <= set(sizes)
     total = sum(sizes.values())
     (artifacts / "review-page-weight.json").write_text(
         json.dumps({"total": total, "files": sizes}, indent=2) + "\n"

@@ -444,6 +444,32 @@ def test_no_serious_or_critical_accessibility_violations(open_site, path, scheme
     assert not bad, report
 
 
+def test_no_embed_lies_behind_the_text_after_it_for_axe(open_site):
+    """A benchmark embed below the first screen holds a short placeholder until it comes near
+    (content-visibility), while its content is laid out at full height when asked: axe read
+    that content as lying behind the text further down, and a link there passed or failed its
+    contrast check by which table cell was behind it (a flaky dark-mode failure). course.css
+    hides the overflow, which axe reads: behind a link outside an embed lies no part of one."""
+    from axe_playwright_python.base import AXE_SCRIPT
+
+    page = open_site(color_scheme="dark").goto(LESSON)
+    page.evaluate(AXE_SCRIPT)
+    behind = page.evaluate(
+        """() => {
+          axe.setup(document);
+          const links = [...document.querySelectorAll('.md-content a')]
+            .filter((a) => !a.closest('.benchmark') && a.getClientRects().length);
+          const found = links.flatMap((a) => axe.commons.dom.getElementStack(a)
+            .filter((e) => e.closest('.benchmark'))
+            .map((e) => a.textContent.trim().slice(0, 30) + ' <- ' + e.tagName));
+          axe.teardown();
+          return [links.length, found.slice(0, 5)];
+        }"""
+    )
+    assert behind[0] > 10, "the lesson's links were found"
+    assert not behind[1], behind[1]
+
+
 # --- screenshots ------------------------------------------------------------------------------
 
 

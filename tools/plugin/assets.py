@@ -8,7 +8,8 @@ The plugin adds each file to the site at ``assets/`` plus its path under ``stati
 scripts in MkDocs' lists (:func:`add_to_config`: :data:`STYLES`, :data:`SCRIPTS`, the scripts
 deferred), before any a course lists itself there. The Review page's files, and the due count
 and grading in lessons that go with it, only a course with a Review page gets
-(:data:`REVIEW_FOLDERS`).
+(:data:`REVIEW_FOLDERS`). The Review page's queue, its stylesheet included, ``store.js`` loads
+itself once the page has been painted: nothing of it is in MkDocs' lists.
 
 A course's benchmark views may need files of their own in the browser: the course declares them
 (``assets`` of a benchmark, :class:`tools.benchmarks.registry.PageAsset`), each with the element
@@ -16,15 +17,16 @@ it drives, and the plugin serves each at ``assets/`` plus its file name and list
 engine's own files and the Review page's.
 
 MkDocs would put each on every page. Some of them drive one kind of element only: a course's
-benchmark assets, the flashcards and quiz questions that can be graded where they stand, the
-Review page's queue. :data:`PAGE_ONLY` names the engine's, each with the CSS selector of what it
+benchmark assets, the flashcards and quiz questions that can be graded where they stand.
+:data:`PAGE_ONLY` names the engine's, each with the CSS selector of what it
 drives; the hook takes them and the course's out of MkDocs' lists (:func:`split`) and gives each
 page the ones whose elements its content holds (:meth:`PageAssets.of`). ``overrides/main.html``
 puts them in the page's ``<head>``: a stylesheet as a ``<link rel="stylesheet">``, a script as a
-``<link rel="preload" as="script">``, which ``startup.js`` runs once the page has loaded
-(Material's instant navigation swaps the head's links along with the page, but would not run a
-script tag it moves there). Nothing of them blocks the first paint of a page without their
-elements, and a script never blocks it.
+``<link rel="preload" as="script" fetchpriority="low">``, which ``startup.js`` runs once the
+page has loaded (Material's instant navigation swaps the head's links along with the page, but
+would not run a script tag it moves there; at its default high priority the browser would fetch
+the script ahead of what the first paint needs). Nothing of them blocks the first paint of a
+page without their elements, and a script never blocks it.
 """
 
 from __future__ import annotations
@@ -44,7 +46,7 @@ from .review import REVIEW_PAGE
 
 SITE_FOLDER = "assets"
 # The engine's stylesheets and scripts, in the order pages load them (site paths).
-STYLES = ("assets/course.css", "assets/review/review.css")
+STYLES = ("assets/course.css",)
 SCRIPTS = (
     "assets/startup.js",  # first: the others start through it
     "assets/course.js",
@@ -59,7 +61,6 @@ REVIEW_FOLDERS = ("review", "vendor")
 # A site path as mkdocs.yml names it -> what it drives, as a CSS selector.
 PAGE_ONLY = {
     "assets/review/inline.js": "details.flashcard, fieldset.quiz-question",
-    "assets/review/review.css": "#course-review, details.flashcard, fieldset.quiz-question",
 }
 
 

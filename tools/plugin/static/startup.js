@@ -8,6 +8,8 @@
  * happen, the set-up runs twice for one page. CourseStartup.firstTime lets a set-up function
  * skip the elements it has already set up, which makes the second run harmless.
  * CourseStartup.el builds the elements the scripts add (the Review page, grading in lessons).
+ * CourseStartup.afterPaint lets a script put off work the first paint does not need (loading and
+ * building the Review page's queue) until the page has been painted.
  *
  * Scripts that only some pages use (a course's forms, grading in lessons) are not among the site's
  * scripts: a page names the ones it uses in its head, as <link rel="preload" as="script">
@@ -48,6 +50,18 @@
     return node;
   }
 
+  // A promise that resolves once the browser has painted the page as it is now: a frame's
+  // callback runs just before that frame is painted, a timeout set there after it. A hidden tab
+  // paints nothing (and runs no frame callbacks), so there it resolves at once.
+  function afterPaint() {
+    return new Promise(function (resolve) {
+      if (document.visibilityState === "hidden") resolve();
+      else requestAnimationFrame(function () {
+        setTimeout(resolve, 0);
+      });
+    });
+  }
+
   // The page's own scripts, each run once for the whole visit: appended in order, not async,
   // and only after DOMContentLoaded, when the site's scripts (deferred) have all run.
   var started = {};
@@ -65,7 +79,7 @@
     });
   }
 
-  window.CourseStartup = { onEachPage: onEachPage, firstTime: firstTime, el: el };
+  window.CourseStartup = { onEachPage: onEachPage, firstTime: firstTime, el: el, afterPaint: afterPaint };
   document.addEventListener("DOMContentLoaded", function () {
     loaded = true;
     runPageScripts();

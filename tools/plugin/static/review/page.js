@@ -539,7 +539,7 @@
       app.pending.forEach(function (change) {
         change(app.state);
       });
-      app.ui.perDay.value = String(app.state.settings.newPerDay);
+      if (app.ui.perDay) app.ui.perDay.value = String(app.state.settings.newPerDay);
       var cur = app.current;
       var same = cur && JSON.stringify(app.state.cards[cur.item.guid]) === JSON.stringify(cur.stored);
       if (cur && (cur.revealed || same)) {
@@ -577,13 +577,18 @@
     var ui = app.ui;
     var reading = store.read();
     app.state = reading.state;
-    root.append(toolbarView(app), ui.counts, ui.stage, ui.status, ui.message, settingsView(app));
+    root.append(toolbarView(app), ui.counts, ui.stage, ui.status, ui.message);
     document.addEventListener("keydown", keyHandler(app));
     window.addEventListener("storage", storageHandler(app));
-    root.setAttribute("data-state", "ready");
     render(app, false);
     var damage = damageReport(reading);
     if (damage) complain(app, damage);
+    // The settings (closed until opened) in a task of their own, once the first item has been
+    // painted: each part of the start-up stays short. Until then the container keeps its room.
+    window.CourseStartup.afterPaint().then(function () {
+      root.appendChild(settingsView(app));
+      root.setAttribute("data-state", "ready");
+    });
   }
 
   window.CourseReviewPage = { mount: mount };

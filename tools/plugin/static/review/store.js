@@ -17,11 +17,13 @@
  * re-reads the store and changes only the items it is about, so two tabs can grade at once; an
  * import is checked in full and stored as a whole or not at all.
  *
- * The review page itself (assets/review/page.js) and its heavier scripts (ts-fsrs, the items'
- * HTML) load only where the page's container is, and the Anki export's (sql.js, the deck) only
- * when it is asked for, in order, by <script> tags (need()): that works from file:// too, where
- * fetch() of local files is refused. It starts through startup.js, on load
- * and after each instant navigation; the badge is redrawn each time, the page mounted once.
+ * The review page itself (assets/review/page.js), its stylesheet and its heavier scripts (ts-fsrs,
+ * the items' HTML) load only where the page's container is, once the page has been painted, and
+ * the Anki export's (sql.js, the deck) only when it is asked for, in order, by <script> tags
+ * (need()): that works from file:// too, where fetch() of local files is refused. Until the queue
+ * mounts, its container keeps the room of the queue (course.css), so nothing below it moves. It
+ * starts through startup.js, on load and after each instant navigation; the badge is redrawn each
+ * time, the page mounted once.
  */
 (function () {
   "use strict";
@@ -398,7 +400,9 @@
       var count = document.createElement("span");
       count.className = "course-review-badge-count";
       badge.append(svg, label, count);
-      var before = header.querySelector("label[for='__search'], .md-header__source");
+      // Right after the title, which gives up the room: the header's buttons after it (palette,
+      // search, source) stay where the first paint put them.
+      var before = header.querySelector(".md-header__option, label[for='__search'], .md-header__source");
       header.insertBefore(badge, before);
     }
     var href = reviewUrl(index);
@@ -463,13 +467,39 @@
     );
   }
 
-  // --- the review page: load its scripts, then mount it ----------------------------------------
+  // The stylesheet at ``href``, added to the page's head once: resolves when it applies. Added by
+  // a script, it never holds up the page's paint; instant navigation drops it with the page.
+  function needStyle(href) {
+    var link = Array.prototype.find.call(document.head.querySelectorAll('link[rel="stylesheet"]'), function (candidate) {
+      return candidate.href === href;
+    });
+    if (link && link.sheet) return Promise.resolve();
+    if (!link) {
+      link = document.createElement("link");
+      link.rel = "stylesheet";
+      link.href = href;
+      document.head.appendChild(link);
+    }
+    return new Promise(function (resolve, reject) {
+      link.addEventListener("load", resolve);
+      link.addEventListener("error", function () {
+        reject(new Error("could not load " + href));
+      });
+    });
+  }
+
+  // --- the review page: once painted, load its files, then mount it ----------------------------
 
   function mountReviewPage() {
     var root = document.getElementById("course-review");
     if (!root || !window.CourseStartup.firstTime(root)) return;
     root.setAttribute("data-state", "loading");
-    need(["FSRS", "CourseSchedule", "CourseReviewContent", "CourseReviewTransfer", "CourseReviewPage"])
+    window.CourseStartup
+      .afterPaint()
+      .then(function () {
+        var scripts = ["FSRS", "CourseSchedule", "CourseReviewContent", "CourseReviewTransfer", "CourseReviewPage"];
+        return Promise.all([needStyle(new URL("review.css", HERE).href), need(scripts)]);
+      })
       .then(function () {
         window.CourseReviewPage.mount(root);
       })
@@ -502,8 +532,10 @@
     need: need,
   };
 
+  // The badge's count reads and checks the whole stored progress: it waits until the page has
+  // been painted (the badge takes room from the title only, so nothing it passes moves).
   function init() {
-    updateBadge();
+    window.CourseStartup.afterPaint().then(updateBadge);
     mountReviewPage();
   }
 

@@ -189,15 +189,37 @@ def with_course_settings(root: Path) -> Path:
     return root
 
 
+# The build's caches under .cache/ (the executed lab, the deck, the checks of built pages, git
+# dates, mkdocs-jupyter's): a copy that has them builds without redoing that work. The rest of
+# .cache/ holds tools (uv, Lighthouse: hundreds of MB) that no build of a copy reads.
+BUILD_CACHES = ("lab", "deck", "build", "history", "mkdocs-jupyter")
+
+
 def copy_course(dest: Path) -> Path:
-    """Copy the course sources (and the notebook cache, to save a run) into ``dest``."""
-    for name in (*COURSE_FILES, ".cache"):
+    """Copy the course sources and the build's caches into ``dest``; the lab is executed into
+    this checkout's cache first if it is not there (a fresh clone), so that copies of an
+    unchanged lab reuse one run instead of each executing it."""
+    _execute_lab_once()
+    names = (*COURSE_FILES, *(f".cache/{cache}" for cache in BUILD_CACHES))
+    for name in names:
         source = ROOT / name
         if source.is_dir():
             shutil.copytree(source, dest / name, ignore=shutil.ignore_patterns("__pycache__"))
         elif source.exists():
             shutil.copy2(source, dest / name)
     return dest
+
+
+def _execute_lab_once() -> None:
+    """The lab's executed notebook in ``.cache/lab/`` (the build's own function and cache), made
+    by one test process at a time. A lab that fails is left to the copy's build to report."""
+    from tools.plugin import lab
+
+    (ROOT / ".cache").mkdir(exist_ok=True)
+    with open(ROOT / ".cache" / "tests-lab.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        with contextlib.suppress(lab.LabError):
+            lab.executed(ROOT / LAB, ROOT)
 
 
 LAB = Path("docs", "lab", "checkpointing-lab.py")

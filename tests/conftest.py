@@ -8,6 +8,7 @@ at module level.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import functools
 import gc
 import io
@@ -90,10 +91,21 @@ def skip_or_fail(reason: str) -> None:
     pytest.skip(reason)
 
 
+def run_temp(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The temporary folder every process of this test run shares: under xdist each worker's
+    base folder sits in the run's own folder, which is new for every run."""
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
 @pytest.fixture(scope="session")
 def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The course site and deck, built once per session by the real build command's code.
+    """The course site and deck, built once per test run by the real build command's code.
 
+    The first process to ask builds it while holding a lock and marks it built; a process that
+    asks later waits for the lock and finds the mark, so the processes of a parallel run share
+    one build instead of each building the site. (The build's own stamp is no such mark: it
+    records one build per course, and other tests build this course elsewhere.)
     ``COURSE_TEST_SITE`` names an already built site to test instead (a CI job that has just
     built ``site/``, or an author re-running browser tests while editing the CSS).
     """
@@ -102,9 +114,14 @@ def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
         return Path(prebuilt).resolve()
     from mkdocs_course.cli import build_site
 
-    site_dir = tmp_path_factory.mktemp("built") / "site"
-    build_site(site_dir)
-    return site_dir
+    shared = run_temp(tmp_path_factory) / "built"
+    shared.mkdir(exist_ok=True)
+    with open(shared / "build.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        if not (shared / "done").exists():
+            build_site(shared / "site")
+            (shared / "done").touch()
+    return shared / "site"
 
 
 class _QuietHandler(SimpleHTTPRequestHandler):
@@ -176,15 +193,51 @@ def with_course_settings(root: Path) -> Path:
     return root
 
 
+# The build's caches under .cache/ (the executed lab, the deck, the checks of built pages, git
+# dates, mkdocs-jupyter's): a copy that has them builds without redoing that work. The rest of
+# .cache/ holds tools (uv, Lighthouse: hundreds of MB) that no build of a copy reads.
+BUILD_CACHES = ("lab", "deck", "build", "history", "mkdocs-jupyter")
+
+
 def copy_course(dest: Path) -> Path:
-    """Copy the course sources (and the notebook cache, to save a run) into ``dest``."""
-    for name in (*COURSE_FILES, ".cache"):
+    """Copy the course sources and the build's caches into ``dest``; the lab is executed into
+    this checkout's cache first if it is not there (a fresh clone), so that copies of an
+    unchanged lab reuse one run instead of each executing it."""
+    _execute_lab_once()
+    names = (*COURSE_FILES, *(f".cache/{cache}" for cache in BUILD_CACHES))
+    for name in names:
         source = ROOT / name
         if source.is_dir():
             shutil.copytree(source, dest / name, ignore=shutil.ignore_patterns("__pycache__"))
         elif source.exists():
             shutil.copy2(source, dest / name)
     return dest
+
+
+def _execute_lab_once() -> None:
+    """The lab's executed notebook in ``.cache/lab/`` (the build's own function and cache), made
+    by one test process at a time. A lab that fails is left to the copy's build to report."""
+    from mkdocs_course.plugin import lab
+
+    (ROOT / ".cache").mkdir(exist_ok=True)
+    with open(ROOT / ".cache" / "tests-lab.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        with contextlib.suppress(lab.LabError):
+            lab.executed(ROOT / LAB, ROOT)
+
+
+LAB = Path("docs", "lab", "checkpointing-lab.py")
+
+
+def cut_lab_to(root: Path, cells: str) -> None:
+    """Replace the lab of the course copied into ``root`` by its opening (the notebook's header
+    and first Markdown cell) followed by ``cells``. The lab's own cells run the benchmark
+    harness when the site is built, which is most of a copy's build time; a test of what added
+    cells may do needs the lab page, not the harness's measurements."""
+    lab = root / LAB
+    text = lab.read_text("utf-8")
+    second_cell = text.index("\n# %%", text.index("# %%"))
+    lab.write_text(text[:second_cell].rstrip("\n") + "\n\n" + cells.lstrip("\n"), "utf-8")
 
 
 def chromium_path() -> str | None:

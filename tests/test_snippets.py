@@ -32,12 +32,17 @@ SECTION = re.compile(r"^# --8<-- \[(start|end):([\w-]+)\]\s*$")
 INCLUDE = re.compile(r'--8<--\s+"(snippets/[\w./-]+?)(?::([\w-]+))?"')
 
 
+# Long enough for every snippet started at once on a loaded 2-core machine (their CPU time
+# adds up: all of them share the cores), short enough that a hung one still fails the run.
+TIMEOUT_S = 600
+
+
 class Run:
     """A finished ``python ...`` command: exit code and output."""
 
     def __init__(self, args: list[str], process: subprocess.Popen[str]) -> None:
         self.args = args
-        self.stdout, self.stderr = process.communicate(timeout=120)
+        self.stdout, self.stderr = process.communicate(timeout=TIMEOUT_S)
         self.returncode = process.returncode
 
 

@@ -19,13 +19,12 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from conftest import copy_course
+from conftest import copy_course, cut_lab_to
 from mkdocs_course.buildkit import sandbox
 from mkdocs_course.plugin import outputs
 from test_build import run_cli
 
 ROOT = Path(__file__).resolve().parents[1]
-LAB = "docs/lab/checkpointing-lab.py"
 STORE = "tools/plugin/static/review/store.js"
 needs_landlock = pytest.mark.skipif(
     sandbox.abi_version() < 1, reason="this kernel has no Landlock: the lab runs unconfined"
@@ -74,8 +73,7 @@ def test_a_lab_cell_can_read_and_write_nothing_of_the_repository(tmp_path):
     course = copy_course(tmp_path / "course")
     subprocess.run(["git", "init", "-q"], cwd=course, check=True)
     store = (course / STORE).read_bytes()
-    lab = course / LAB
-    lab.write_text(lab.read_text() + HOSTILE_CELLS.format(repo=str(course), store=STORE))
+    cut_lab_to(course, HOSTILE_CELLS.format(repo=str(course), store=STORE))
     result = run_cli(course, "build")
     assert result.returncode == 0, result.stderr[-3000:]
     page = (course / "site" / "lab" / "checkpointing-lab.html").read_text()

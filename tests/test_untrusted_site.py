@@ -21,7 +21,7 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 import pytest
-from conftest import LOCAL_HOSTS, ROOT, copy_course, serve
+from conftest import LOCAL_HOSTS, ROOT, copy_course, cut_lab_to, serve
 from html_tags import active_markup
 from mkdocs_course.course import config as course_config
 from mkdocs_course.course.links import leaves_site
@@ -31,7 +31,6 @@ DECK_FILE = course_config.load(ROOT).deck_file
 
 HOSTILE = ROOT / "tests" / "fixtures" / "hostile-accepted.md"
 LESSON = "docs/lessons/01-finding-and-claiming-work.md"
-LAB = "docs/lab/checkpointing-lab.py"
 # Cells a hostile contributor could add to the lab: raw HTML in Markdown, HTML output from code
 # (which runs at build time), a Mermaid diagram (mkdocs-jupyter would fetch its library).
 HOSTILE_LAB = """\
@@ -209,14 +208,14 @@ def test_the_sites_deck_holds_no_script_handler_or_javascript_url(built_site, ar
 
 @pytest.fixture(scope="module")
 def hostile_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A copy of the course with tests/fixtures/hostile-accepted.md appended to lesson 1, built."""
+    """A copy of the course with tests/fixtures/hostile-accepted.md appended to lesson 1 and
+    the hostile cells after the lab's opening, built."""
     root = copy_course(tmp_path_factory.mktemp("hostile"))
     lesson = root / LESSON
     lesson.write_text(
         lesson.read_text("utf-8").rstrip("\n") + "\n\n" + HOSTILE.read_text("utf-8"), "utf-8"
     )
-    lab = root / LAB
-    lab.write_text(lab.read_text("utf-8").rstrip("\n") + "\n\n" + HOSTILE_LAB, "utf-8")
+    cut_lab_to(root, HOSTILE_LAB)
     env = {k: v for k, v in os.environ.items() if k != "COURSE_STRICT_RESULTS"}
     result = subprocess.run(
         [sys.executable, "-m", "mkdocs_course.cli", "build"],

@@ -115,6 +115,7 @@ def _child(argv: list[str], out: Path, err: Path) -> None:
     """Become ``python *argv`` with its streams in ``out`` and ``err``; exit with its code."""
     null = os.open(os.devnull, os.O_RDONLY)
     os.dup2(null, 0)
+    os.close(null)
     for fd, path in ((1, out), (2, err)):
         target = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
         os.dup2(target, fd)

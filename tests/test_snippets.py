@@ -2,7 +2,8 @@
 show their real output.
 
 Every ``snippets/*.py`` is run once as a reader would (``python snippets/NAME.py``, all of them
-concurrently to save time); the tests then check the claims, and every ``console`` fence in
+concurrently, each a fork of one interpreter that imported torch once, to save time); the tests
+then check the claims, and every ``console`` fence in
 ``docs/`` that starts with ``$ python snippets/NAME.py`` must equal that command's real stdout.
 """
 
@@ -11,7 +12,6 @@ from __future__ import annotations
 import ast
 import re
 import shlex
-import subprocess
 import sys
 from pathlib import Path
 
@@ -24,6 +24,7 @@ import torch
 from mkdocs_course.buildkit.buildinfo import ROOT
 from mkdocs_course.course.parser import parse_course
 from mkdocs_course.plugin.syntax import MKDOCS
+from snippet_forks import Finished, run_forked
 
 SNIPPETS = ROOT / "snippets"
 EXPECTED_COSINE = 32 / (14**0.5 * 77**0.5)
@@ -36,35 +37,19 @@ INCLUDE = re.compile(r'--8<--\s+"(snippets/[\w./-]+?)(?::([\w-]+))?"')
 # adds up: all of them share the cores), short enough that a hung one still fails the run.
 TIMEOUT_S = 600
 
-
-class Run:
-    """A finished ``python ...`` command: exit code and output."""
-
-    def __init__(self, args: list[str], process: subprocess.Popen[str]) -> None:
-        self.args = args
-        self.stdout, self.stderr = process.communicate(timeout=TIMEOUT_S)
-        self.returncode = process.returncode
-
-
-_RUNS: dict[tuple[str, ...], Run] = {}
+_RUNS: dict[tuple[str, ...], Finished] = {}
 
 
 def run_all(commands: list[list[str]]) -> None:
-    """Start every command not yet run, then wait: torch's import dominates, so overlap them."""
-    started = []
-    for args in commands:
-        if tuple(args) in _RUNS:
-            continue
-        argv = [sys.executable if args[0] == "python" else args[0], *args[1:]]
-        process = subprocess.Popen(
-            argv, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
-        )
-        started.append((args, process))
-    for args, process in started:
-        _RUNS[tuple(args)] = Run(args, process)
+    """Run every command not yet run, all at once, as forks of one interpreter that imported
+    torch once (:mod:`snippet_forks`): each still starts from a fresh ``__main__``."""
+    todo = list({tuple(args): args for args in commands if tuple(args) not in _RUNS}.values())
+    if todo:
+        for finished in run_forked(todo, ROOT, TIMEOUT_S):
+            _RUNS[tuple(finished.args)] = finished
 
 
-def run(*args: str) -> Run:
+def run(*args: str) -> Finished:
     run_all([list(args)])
     return _RUNS[args]
 
@@ -105,6 +90,36 @@ def test_snippet_runs(name: str) -> None:
     result = run("python", f"snippets/{name}")
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip(), f"{name} prints nothing a lesson could show"
+
+
+def test_the_runner_reports_what_a_fresh_python_would(tmp_path: Path) -> None:
+    """A failing snippet must fail its test: the runner keeps exit codes, tracebacks, argv."""
+    raises = tmp_path / "raises.py"
+    raises.write_text('print("before")\n1 / 0\n', encoding="utf-8")
+    exits = tmp_path / "exits.py"
+    exits.write_text(
+        "import os, sys\n"
+        "print(__name__, sys.argv, sys.path[0], os.getcwd())\n"
+        'print("to stderr", file=sys.stderr)\n'
+        "sys.exit(3)\n",
+        encoding="utf-8",
+    )
+    failed, stopped = run_forked(
+        [["python", str(raises)], ["python", str(exits), "an argument"]], ROOT, TIMEOUT_S
+    )
+    assert failed.returncode == 1
+    assert failed.stdout == "before\n"
+    traceback = failed.stderr.splitlines()  # the script's frame only, as `python raises.py`
+    assert traceback[:3] == [
+        "Traceback (most recent call last):",
+        f'  File "{raises}", line 2, in <module>',
+        "    1 / 0",
+    ]
+    assert traceback[-1] == "ZeroDivisionError: division by zero"
+    assert "snippet_forks" not in failed.stderr
+    assert stopped.returncode == 3
+    expected = f"__main__ {[str(exits), 'an argument']} {tmp_path} {ROOT}\n"
+    assert (stopped.stdout, stopped.stderr) == (expected, "to stderr\n")
 
 
 def test_buggy_prints_the_real_pytorch_error() -> None:

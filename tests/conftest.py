@@ -240,6 +240,22 @@ def cut_lab_to(root: Path, cells: str) -> None:
     lab.write_text(text[:second_cell].rstrip("\n") + "\n\n" + cells.lstrip("\n"), "utf-8")
 
 
+def reviews_seen(page: Any, key: str, counts: dict[str, int]) -> None:
+    """Wait until ``page`` reads at least ``counts[guid]`` reviews of each card from the progress
+    stored under ``key`` (a review that was lost never arrives, and the wait fails). Each page
+    reads localStorage from its own renderer's copy, which another page's write reaches a moment
+    later, longer on a loaded machine."""
+    page.wait_for_function(
+        """([key, counts]) => {
+            const cards = (JSON.parse(localStorage.getItem(key) || "{}").cards) || {};
+            const seen = ([guid, n]) => (cards[guid]?.log || []).length >= n;
+            return Object.entries(counts).every(seen);
+        }""",
+        arg=[key, counts],
+        timeout=10_000,
+    )
+
+
 def chromium_path() -> str | None:
     """Debian's system Chromium (no browser download: Playwright drives the installed one)."""
     if Path("/usr/bin/chromium").exists():

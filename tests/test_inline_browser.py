@@ -14,6 +14,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from conftest import reviews_seen
 
 pytestmark = pytest.mark.browser
 
@@ -232,10 +233,14 @@ def test_two_pages_grading_at_once_lose_nothing(open_site):
     reveal(a)
     reveal(b)  # both show the same card's grades; both grade it
     a.get_by_role("button", name="Good").click()
+    # The second page grades once the first page's review has reached its copy of the storage:
+    # its own state, from the reveal, is still the stale one.
+    reviews_seen(second, STORAGE_KEY, {guid_of(a): 1})
     b.get_by_role("button", name="Again").click()
     other = second.locator("details.flashcard").nth(2)
     reveal(other)
     other.get_by_role("button", name="Easy").click()
+    reviews_seen(first, STORAGE_KEY, {guid_of(a): 2, guid_of(other): 1})
     cards = stored(first)
     assert [g for _, g, *_ in cards[guid_of(a)]["log"]] == [3, 1]
     assert [g for _, g, *_ in cards[guid_of(other)]["log"]] == [4]

@@ -214,6 +214,9 @@ def copy_course(dest: Path) -> Path:
     return dest
 
 
+LAB = Path("docs", "lab", "checkpointing-lab.py")
+
+
 def _execute_lab_once() -> None:
     """The lab's executed notebook in ``.cache/lab/`` (the build's own function and cache), made
     by one test process at a time. A lab that fails is left to the copy's build to report."""
@@ -224,9 +227,6 @@ def _execute_lab_once() -> None:
         fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
         with contextlib.suppress(lab.LabError):
             lab.executed(ROOT / LAB, ROOT)
-
-
-LAB = Path("docs", "lab", "checkpointing-lab.py")
 
 
 def cut_lab_to(root: Path, cells: str) -> None:

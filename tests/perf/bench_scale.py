@@ -448,8 +448,16 @@ class Engine:
         editable install of this checkout); for an engine under another name, a stand-in
         distribution of the same name (found first, so it shadows the installed one) names
         that engine's plugin module, which then resolves to this checkout's copy."""
-        if self.module == NEW:
+        if self.module == NEW and self.root.resolve() == ROOT.resolve():
             return {**os.environ, "PYTHONPATH": str(self.root)}
+        if self.module == NEW:  # another checkout of an engine under this one's name
+            names = self.course.parent / f"{self.name}-import-name"
+            names.mkdir(parents=True, exist_ok=True)
+            link = names / NEW
+            if not link.exists():
+                link.symlink_to(self.root / "tools", target_is_directory=True)
+            # Found on the path before the editable install's finder, which Python asks last.
+            return {**os.environ, "PYTHONPATH": os.pathsep.join([str(names), str(self.root)])}
         stand_in = self.course.parent / f"{self.name}-entry-point"
         info = stand_in / f"{DISTRIBUTION.replace('-', '_')}-0.dist-info"
         info.mkdir(parents=True, exist_ok=True)

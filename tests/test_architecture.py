@@ -3,11 +3,11 @@ lower layer to a higher one or into a library that belongs to another layer.
 
 Layers, lowest first: ``buildkit`` (knows no course), ``course`` and ``benchmarks`` (the course as
 data), ``render`` (safe HTML for both targets), then the deck ``anki``, then ``plugin`` (the
-MkDocs plugin: the site), which starts the deck's and the practice zip's jobs in its workers, and
-the CLI on top; ``practice`` (the practice workspace) stands alone, because the site's zip carries
-it without the rest of the engine. Only ``plugin`` imports a site generator; only ``anki`` imports
-genanki. Every import counts, also one inside a function or under ``TYPE_CHECKING``: each is a
-dependency a reader must follow. ``bootstrap`` and what it imports run before the virtual
+MkDocs plugin: the site), which starts the deck's job in its workers, and the CLI on top. (The
+practice workspace is the course's own exercise, in ``snippets/practice/``: the engine only
+calls the functions the course names.) Only ``plugin`` imports a site generator; only ``anki``
+imports genanki. Every import counts, also one inside a function or under ``TYPE_CHECKING``: each
+is a dependency a reader must follow. ``bootstrap`` and what it imports run before the virtual
 environment exists, so they import the standard library only. Modules are named as installed
 (``mkdocs_course.X`` for ``tools/X.py``), and import each other relatively: an absolute import of
 the engine by either name is refused (CONTRIBUTING.md, "The import name").
@@ -28,11 +28,10 @@ MAY_IMPORT = {  # layer -> the layers of the engine it may import
     "course": {"buildkit", "course", "benchmarks"},
     "render": {"buildkit", "course", "render"},
     "anki": {"buildkit", "course", "render", "anki"},
-    # The worker jobs it starts are functions it imports (the deck, the practice zip), so these
-    # two edges are seen here like any other.
-    "plugin": {"buildkit", "course", "benchmarks", "render", "anki", "practice", "plugin"},
-    "practice": {"practice"},  # ships on its own in the site's zip: it needs no other part
-    "": {"", "buildkit", "course", "benchmarks", "render", "anki", "plugin", "practice"},  # cli
+    # The worker jobs it starts are functions it imports (the deck), so that edge is seen here
+    # like any other.
+    "plugin": {"buildkit", "course", "benchmarks", "render", "anki", "plugin"},
+    "": {"", "buildkit", "course", "benchmarks", "render", "anki", "plugin"},  # cli
 }
 LIBRARIES = {  # library -> the only layers that may import it
     "mkdocs": {"plugin"},

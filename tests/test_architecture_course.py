@@ -6,9 +6,9 @@ files, the memory model the planner ports, the FSDP runs it measures, the module
 code hash live in. A generic word such as ``benchmark`` or ``snippets`` (the folder the engine
 reads a course's Python from) is no proof of course knowledge and is not looked for.
 
-The practice workspace (``tools/practice/``) still carries this course's exercise, an upstream
-project whose issue asks for gradient checkpointing: it is listed in :data:`STILL_IN_THE_ENGINE`,
-each entry checked to still hold a course word, so the list shrinks as that moves out.
+The practice workspace is this course's exercise too (its project simkit, the MLPStack it asks to
+checkpoint, the cosine-similarity bug): it lives in ``snippets/practice/``, and the engine only
+calls the functions that ``mkdocs.yml`` names (``practice_bundle``, ``practice_cli``).
 """
 
 from __future__ import annotations
@@ -20,18 +20,9 @@ ROOT = Path(__file__).resolve().parents[1]
 ENGINE = ROOT / "tools"
 
 COURSE_WORDS = re.compile(
-    r"planner|checkpointing|memory_model|benchmark_views|fsdp|codehash", re.IGNORECASE
+    r"planner|checkpointing|memory_model|benchmark_views|fsdp|codehash|simkit|mlpstack|cosine",
+    re.IGNORECASE,
 )
-# Files of the engine that still hold the course's practice exercise, with why they may, for now.
-STILL_IN_THE_ENGINE = {
-    "tools/practice/branching.py": "the exercise's branch name for issue #1235",
-    "tools/practice/pr_review.py": "the exercise's review comments on MLPStack's checkpointing",
-    "tools/practice/rubric.py": "the exercise's benchmark table, with and without checkpointing",
-    "tools/practice/verdict.py": "the exercise's benchmark verdict",
-    "tools/practice/upstream/issues/1235.md": "the exercise's issue: opt-in checkpointing",
-    "tools/practice/upstream/project/CONTRIBUTING.md": "the exercise project's branch example",
-    "tools/practice/upstream/project/benchmarks/bench.py": "the exercise project's benchmark",
-}
 
 
 def course_words(folder: Path, root: Path) -> dict[str, list[str]]:
@@ -52,13 +43,7 @@ def course_words(folder: Path, root: Path) -> dict[str, list[str]]:
 
 def test_no_engine_file_names_the_course():
     found = course_words(ENGINE, ROOT)
-    unexpected = {path: words for path, words in found.items() if path not in STILL_IN_THE_ENGINE}
-    assert unexpected == {}, "the engine names the course: declare it in mkdocs.yml instead"
-
-
-def test_each_file_still_in_the_engine_still_names_the_course():
-    """An entry of the list whose file moved out or no longer names the course goes."""
-    assert set(STILL_IN_THE_ENGINE) <= set(course_words(ENGINE, ROOT))
+    assert found == {}, "the engine names the course: declare it in mkdocs.yml instead"
 
 
 def test_a_planted_course_name_is_found(tmp_path: Path):
@@ -69,4 +54,8 @@ def test_a_planted_course_name_is_found(tmp_path: Path):
     assert course_words(engine, tmp_path) == {}
     planted = 'PAGE_ONLY = {"assets/Planner.js": "form.planner"}  # the FSDP ranks\n'
     (engine / "plugin" / "assets.py").write_text(planted, "utf-8")
-    assert course_words(engine, tmp_path) == {"tools/plugin/assets.py": ["fsdp", "planner"]}
+    (engine / "cli.py").write_text("from .exercise import simkit  # MLPStack\n", "utf-8")
+    assert course_words(engine, tmp_path) == {
+        "tools/cli.py": ["mlpstack", "simkit"],
+        "tools/plugin/assets.py": ["fsdp", "planner"],
+    }

@@ -185,3 +185,27 @@ def test_an_entry_that_does_not_resolve_names_the_setting_and_its_line(
     assert str(caught.value).startswith("plugins.course.benchmarks.x.views: ")
     assert message.format(p=package) in str(caught.value)
     assert (caught.value.file, caught.value.line) == ("mkdocs.yml", 7)
+
+
+def test_a_course_function_is_read_from_its_source_without_running_it(tmp_path: Path):
+    """``function_problem`` judges ``module:function`` by the module's source: a module that
+    would do harm (or only be slow) when imported is not run by reading the settings."""
+    package = tmp_path / "coursepkg"
+    package.mkdir()
+    (package / "made.py").write_text(
+        "raise SystemExit('ran')\n"
+        "from os.path import join as joined\n"
+        "NAME = 'x'\n"
+        "class Maker: ...\n"
+        "def make():\n    return b''\n",
+        "utf-8",
+    )
+    problem = registry.function_problem
+    assert problem("coursepkg.made:make", tmp_path) is None
+    assert problem("coursepkg.made:joined", tmp_path) is None  # its use will tell
+    assert problem("coursepkg.made:NAME", tmp_path) == "coursepkg.made:NAME is not a function"
+    assert problem("coursepkg.made:Maker", tmp_path) == "coursepkg.made:Maker is not a function"
+    assert problem("coursepkg.made:gone", tmp_path) == "'coursepkg.made' has no 'gone'"
+    assert problem("coursepkg.absent:make", tmp_path) == (
+        "cannot import 'coursepkg.absent' (no such module)"
+    )

@@ -220,3 +220,22 @@ def test_the_readme_gives_the_address_serve_serves_at():
     readme = " ".join((ROOT / "README.md").read_text("utf-8").split())
     assert f"`python3 -m tools serve` and open <{address}>" in readme
     assert f"live preview at <{address}>" in readme
+
+
+def test_practice_runs_the_courses_own_command_and_a_course_without_one_is_told(tmp_path):
+    """``practice`` calls the function the course in the current folder names (its
+    ``practice_cli``): here the course's checker prints its help; the second course has none."""
+    ours = cli("practice", "--help")
+    assert ours.returncode == 0, ours.stderr
+    assert "start" in ours.stdout and "check" in ours.stdout
+    second = ROOT / "tests" / "fixtures" / "second-course"
+    result = subprocess.run(
+        [sys.executable, "-m", "mkdocs_course.cli", "practice", "status"],
+        cwd=second,
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert result.stderr == (
+        f"practice: {second / 'mkdocs.yml'}: this course declares no practice_cli\n"
+    )

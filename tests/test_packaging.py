@@ -16,7 +16,7 @@ SOURCE = "tools"
 def packages_on_disk(root: Path) -> set[str]:
     """Every package of the engine folder under ``root``, named as installed: a folder with an
     ``__init__.py`` inside a package (as setuptools finds packages: a folder without one, such
-    as the practice project's, is package data, not a package)."""
+    as a folder of data, is package data, not a package)."""
     found, todo = set(), [(root / SOURCE, bootstrap.PACKAGE)]
     while todo:
         folder, name = todo.pop()

@@ -1,7 +1,7 @@
 """The practice workspace, played as a learner plays it: real git, the checker's commands.
 
 A learner here is a workspace in ``tmp_path`` and git commands run in its ``work/``; the checker
-runs in-process (``tools.practice.cli.main``), its CI in subprocesses with this Python. The fixes
+runs in-process (``snippets.practice.cli.main``), its CI in subprocesses with this Python. The fixes
 the learner writes are the course's own (Lesson 3.3's two fixes, its regression test and
 Exercise 2.5's solution, from ``snippets/``), so the practice is checked against what the
 lessons teach. The whole lifecycle runs once, in a zone behind UTC (its commits carry a
@@ -19,8 +19,9 @@ import time
 from pathlib import Path
 
 import pytest
-from mkdocs_course.practice import cli, upstream
-from mkdocs_course.practice.upstream import section
+
+from snippets.practice import cli, upstream
+from snippets.practice.upstream import section
 
 NAME, EMAIL = "Ada Lovelace", "ada@example.org"
 GOOD_BODY = """## Problem
@@ -540,7 +541,7 @@ def test_resetting_the_pull_request_keeps_the_body_file(learner: Learner):
 
 
 def test_a_python_without_torch_is_named(learner: Learner, monkeypatch):
-    from mkdocs_course.practice import ci
+    from snippets.practice import ci
 
     real = ci.importlib.util.find_spec
     monkeypatch.setattr(ci.importlib.util, "find_spec", lambda n: None if n == "torch" else real(n))

@@ -14,8 +14,8 @@ import sys
 import zipfile
 from pathlib import Path
 
-from mkdocs_course.practice import bundle, steps
-from mkdocs_course.practice.cli import main
+from snippets.practice import bundle, steps
+from snippets.practice.cli import main
 
 LESSONS = Path(__file__).resolve().parent.parent / "docs" / "lessons"
 

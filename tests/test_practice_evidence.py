@@ -20,17 +20,6 @@ from pathlib import Path
 
 import pytest
 import test_practice as lifecycle
-from mkdocs_course.practice import (
-    ci,
-    issues,
-    rubric,
-    trust,
-    upstream,
-    verdict,
-    workspace,
-    wrongfixes,
-)
-from mkdocs_course.practice.wrongfixes import WRONG_FIXES
 from test_practice import (
     GOOD_BODY,
     ONE_D_TEST,
@@ -42,6 +31,18 @@ from test_practice import (
     pushed,
     step,
 )
+
+from snippets.practice import (
+    ci,
+    issues,
+    rubric,
+    trust,
+    upstream,
+    verdict,
+    workspace,
+    wrongfixes,
+)
+from snippets.practice.wrongfixes import WRONG_FIXES
 
 learner, zone, opened = lifecycle.learner, lifecycle.zone, lifecycle.opened  # fixtures
 ROOT = Path(__file__).resolve().parents[1]
@@ -416,7 +417,7 @@ def test_test_discovery_follows_pytests_rules(learner: Learner):
 
 
 def test_an_empty_release_notes_file_says_nothing(learner: Learner):
-    from mkdocs_course.practice import pr_review
+    from snippets.practice import pr_review
 
     claimed_and_branched(learner)
     learner.fix_one_d()

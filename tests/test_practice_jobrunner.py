@@ -13,7 +13,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from mkdocs_course.practice.ci import RUNNER
+
+from snippets.practice.ci import RUNNER
 
 TEST = "from simkit import VALUE\n\n\ndef test_value():\n    assert VALUE == 1\n"
 SCRIPT = "import sys\nprint('to stderr', file=sys.stderr)\nprint('figures')\nsys.exit(3)\n"

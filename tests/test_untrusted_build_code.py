@@ -111,11 +111,10 @@ def on_post_page(output, *, page, config):
 def engine_copy(folder: Path) -> dict[str, str]:
     """The environment of a build whose engine is a copy of this one in ``folder`` (found on
     ``PYTHONPATH`` before the installed package), so that a hook may write into the plugin's
-    own files without touching this checkout's. ``snippets/`` beside it: the practice project
-    still takes three files from beside the engine (``SNIPPETS`` in tools/practice/upstream/)."""
+    own files without touching this checkout's. Nothing of the course goes beside it: the engine
+    reads the course's files from the course's folder only."""
     ignore = shutil.ignore_patterns("__pycache__")
     shutil.copytree(ROOT / "tools", folder / "mkdocs_course", ignore=ignore)
-    shutil.copytree(ROOT / "snippets", folder / "snippets", ignore=ignore)
     return {"PYTHONPATH": str(folder)}
 
 

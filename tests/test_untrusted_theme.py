@@ -267,3 +267,33 @@ def test_a_download_path_cannot_name_a_file_the_build_publishes(course, setting,
     errors = [e for e in _errors(course) if e.startswith("mkdocs.yml:")]
     assert errors[0].startswith(f"mkdocs.yml:{line}: plugins.course.{key.strip()}"), errors
     assert why in errors[0], errors
+
+
+@pytest.mark.parametrize(
+    ("setting", "why"),
+    [
+        ("      practice_bundle: snippets.nowhere:zip_bytes", "cannot import 'snippets.nowhere'"),
+        ("      practice_bundle: snippets.practice.bundle:no_such", "has no 'no_such'"),
+        ("      practice_bundle: zip the workspace", "must be 'module:function'"),
+        ("      practice_bundle: snippets.practice.bundle:TOP", "is not a function"),
+        (
+            "      practice_cli: snippets.practice.gone:main",
+            "cannot import 'snippets.practice.gone'",
+        ),
+    ],
+)
+def test_a_course_function_that_does_not_import_is_refused_at_its_setting(course, setting, why):
+    """The engine calls the course's own functions (the practice zip's maker, the practice
+    command) by the names ``mkdocs.yml`` gives: a name that is not one is found by ``check``."""
+    key = setting.split(":")[0]
+    line = _set(course, key, setting)
+    errors = [e for e in _errors(course) if e.startswith("mkdocs.yml:")]
+    assert errors[0].startswith(f"mkdocs.yml:{line}: plugins.course.{key.strip()}"), errors
+    assert why in errors[0], errors
+
+
+def test_a_practice_download_without_its_maker_is_refused_at_its_line(course):
+    line = _set(course, "      practice_bundle:", "")
+    errors = [e for e in _errors(course) if e.startswith("mkdocs.yml:")]
+    assert errors[0].startswith(f"mkdocs.yml:{line - 1}: plugins.course.practice_download"), errors
+    assert "needs practice_bundle" in errors[0], errors

@@ -239,9 +239,26 @@ def cmd_test(rest: list[str]) -> int:
 
 
 def cmd_practice(rest: list[str]) -> int:
-    from .practice.cli import main as practice  # its own parser: arguments go through
+    """The course's own practice command (its ``practice_cli`` setting), given ``rest`` as it
+    came: the engine knows no exercise, so the course in the current folder says what runs."""
+    from .benchmarks.registry import import_target
+    from .course import config as course_config
+    from .course.model import CourseError
 
-    return practice(rest)
+    root = Path.cwd()
+    try:
+        course_config.load(root)  # a setting with a problem is reported, not run
+    except CourseError as exc:
+        print(f"practice: {exc}", file=sys.stderr)
+        return 2
+    target = course_config.course_function(root, "practice_cli")
+    if not target:
+        print(
+            f"practice: {root / course_config.CONFIG_FILE}: this course declares no practice_cli",
+            file=sys.stderr,
+        )
+        return 2
+    return import_target(target, root)(rest)
 
 
 # Commands whose arguments belong to another program (pytest, the practice CLI): passed through

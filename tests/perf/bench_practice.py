@@ -28,8 +28,9 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 import test_practice as lifecycle  # noqa: E402
-from mkdocs_course.practice import cli  # noqa: E402
-from mkdocs_course.practice.verdict import wrong_fixes  # noqa: E402
+
+from snippets.practice import cli  # noqa: E402
+from snippets.practice.verdict import wrong_fixes  # noqa: E402
 
 
 class Capture:

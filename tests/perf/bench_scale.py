@@ -448,8 +448,13 @@ class Engine:
         editable install of this checkout); for an engine under another name, a stand-in
         distribution of the same name (found first, so it shadows the installed one) names
         that engine's plugin module, which then resolves to this checkout's copy."""
-        if self.module == NEW:
+        if self.module == NEW and self.root.resolve() == ROOT.resolve():
             return {**os.environ, "PYTHONPATH": str(self.root)}
+        if self.module == NEW:  # another checkout of an engine under this one's name
+            names = self.course.parent / f"{self.name}-import-name"
+            redirect(names / NEW, self.root / "tools")
+            # Found on the path before the editable install's finder, which Python asks last.
+            return {**os.environ, "PYTHONPATH": os.pathsep.join([str(names), str(self.root)])}
         stand_in = self.course.parent / f"{self.name}-entry-point"
         info = stand_in / f"{DISTRIBUTION.replace('-', '_')}-0.dist-info"
         info.mkdir(parents=True, exist_ok=True)
@@ -457,6 +462,19 @@ class Engine:
         plugin = f"{self.module}.plugin.plugin:CoursePlugin"
         (info / "entry_points.txt").write_text(f"[mkdocs.plugins]\ncourse = {plugin}\n")
         return {**os.environ, "PYTHONPATH": os.pathsep.join([str(self.root), str(stand_in)])}
+
+
+def redirect(package: Path, source: Path) -> None:
+    """A package ``package.name`` whose modules are those of the folder ``source``, by their
+    own paths (not a link's): the deck dates its notes by the git history of its renderer
+    modules' files, which a symbolic link outside the checkout would hide."""
+    package.mkdir(parents=True, exist_ok=True)
+    init = source / "__init__.py"
+    (package / "__init__.py").write_text(
+        f"__path__ = [{str(source)!r}]\n__file__ = {str(init)!r}\n"
+        "exec(compile(open(__file__, encoding='utf-8').read(), __file__, 'exec'))\n",
+        "utf-8",
+    )
 
 
 def loaded_engine(engine: Engine) -> str:

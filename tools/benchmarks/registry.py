@@ -29,6 +29,7 @@ course's folder, so ``mkdocs build`` (whose path lacks that folder) finds it wit
 
 from __future__ import annotations
 
+import ast
 import importlib
 import importlib.machinery
 import importlib.util
@@ -238,18 +239,67 @@ def resolve(declared: Declared, root: Path) -> Benchmark:
 
 
 def _load(declared: Declared, key: str, root: Path) -> Any:
-    target = getattr(declared, key)
+    try:
+        return import_target(getattr(declared, key), root)
+    except ImportError as exc:
+        raise RegistryError(declared, key, str(exc)) from exc
+
+
+def target_problem(value: str) -> str | None:
+    """What is wrong with a ``module:function`` setting's value (None: nothing)."""
+    return None if _TARGET.match(value) else "must be 'module:function'"
+
+
+def function_problem(target: str, root: Path) -> str | None:
+    """Why ``module:function`` of the course at ``root`` would not give a function (None: it
+    would), read from the module's source without running it: a setting checked on every load
+    of the settings costs no import of the course's code, which runs only where it is used."""
+    module_name, attr = target.split(":")
+    top = module_name.split(".")[0]
+    try:
+        if "." in module_name:
+            _import(top, root)  # the course's package, as import_target would find it
+        spec = importlib.util.find_spec(module_name)
+    except Exception as exc:  # any error of the course's packages: name it
+        return f"cannot import {module_name!r} ({type(exc).__name__}: {exc})"
+    if spec is None and "." not in module_name and (root / f"{module_name}.py").is_file():
+        spec = importlib.util.spec_from_file_location(module_name, root / f"{module_name}.py")
+    if spec is None or not spec.origin or not Path(spec.origin).is_file():
+        return f"cannot import {module_name!r} (no such module)"
+    try:
+        tree = ast.parse(Path(spec.origin).read_text("utf-8"))
+    except (OSError, UnicodeDecodeError, SyntaxError) as exc:
+        return f"cannot import {module_name!r} ({type(exc).__name__}: {exc})"
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name == attr:
+            return None
+        if isinstance(node, ast.ImportFrom) and attr in {a.asname or a.name for a in node.names}:
+            return None  # a function of another module, perhaps: its use will tell
+        if isinstance(node, ast.Assign | ast.AnnAssign | ast.ClassDef) and attr in _bound(node):
+            return f"{target} is not a function"
+    return f"{module_name!r} has no {attr!r}"
+
+
+def _bound(node: ast.Assign | ast.AnnAssign | ast.ClassDef) -> set[str]:
+    """The top-level names an assignment or a class statement binds."""
+    if isinstance(node, ast.ClassDef):
+        return {node.name}
+    targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+    return {t.id for t in targets if isinstance(t, ast.Name)}
+
+
+def import_target(target: str, root: Path) -> Any:
+    """``module:attr`` of the course at ``root`` (see :func:`_import`); an ImportError that says
+    what failed, for the caller to put beside the setting that named it."""
     module_name, attr = target.split(":")
     try:
         module = _import(module_name, root)
-    except Exception as exc:  # any error of the course's module: name it, with the setting
-        raise RegistryError(
-            declared, key, f"cannot import {module_name!r} ({type(exc).__name__}: {exc})"
-        ) from exc
+    except Exception as exc:  # any error of the course's module: name it
+        raise ImportError(f"cannot import {module_name!r} ({type(exc).__name__}: {exc})") from exc
     try:
         return getattr(module, attr)
     except AttributeError:
-        raise RegistryError(declared, key, f"{module_name!r} has no {attr!r}") from None
+        raise ImportError(f"{module_name!r} has no {attr!r}") from None
 
 
 def _import(module_name: str, root: Path) -> ModuleType:

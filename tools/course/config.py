@@ -154,6 +154,12 @@ SETTINGS = (
             check=_languages),
     Setting("practice_download", str, "where the site offers the practice workspace (.zip)",
             default="", check=_site_path(".zip")),
+    Setting("practice_bundle", str, "the course's function (module:function) that makes the "
+            "practice zip's bytes; needed with practice_download", default="",
+            check=benchmark_registry.target_problem),
+    Setting("practice_cli", str, "the course's function (module:function) that "
+            "`python3 -m tools practice ARGS` calls with ARGS", default="",
+            check=benchmark_registry.target_problem),
     Setting("active_files", list, "the only docs/ files that run in a browser (reviewed)",
             default=[], check=_paths),
     Setting("identity_migration", dict, "from: the identities being left; reason: why "
@@ -259,6 +265,16 @@ def load(root: Path) -> CourseConfig:
                 f"{WHERE}.{key}: {values[key]!r} names a file of {docs.name}/ that the build "
                 "would replace with the download: choose another path",
             )
+    if values["practice_download"] and not values["practice_bundle"]:
+        raise CourseError(
+            at("practice_download"),
+            f"{WHERE}.practice_download: needs practice_bundle, the course's function "
+            "(module:function) that makes the zip",
+        )
+    for key in ("practice_bundle", "practice_cli"):
+        problem = values[key] and benchmark_registry.function_problem(values[key], root)
+        if problem:
+            raise CourseError(at(key), f"{WHERE}.{key}: {problem}")
     return CourseConfig(
         active_files=tuple(values["active_files"]),
         deck_name=values["deck_name"].strip(),
@@ -282,6 +298,18 @@ def _check_templates(root: Path, folder: str, where: Location) -> None:
             raise CourseError(
                 where, f"{name}: {folder}/{file}: no such file (the deck's note templates)"
             )
+
+
+def course_function(root: Path, key: str) -> str:
+    """The ``module:function`` that the course at ``root`` names in setting ``key``
+    (``practice_bundle``, ``practice_cli``); "" when it names none or its settings have a problem
+    (:func:`load` reports it). Apart from :class:`CourseConfig`, which the deck's notes are
+    dated by: the course's functions make no note."""
+    try:
+        value = _read(root)[2].get(key)
+    except CourseError:
+        return ""
+    return value if isinstance(value, str) else ""
 
 
 def benchmarks(root: Path) -> dict[str, benchmark_registry.Declared]:

@@ -43,6 +43,7 @@ from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
 
 from ..anki import deck_cache
+from ..benchmarks import registry as benchmark_registry
 from ..buildkit import buildinfo
 from ..buildkit.memo import MISSING, BuildMemo
 from ..buildkit.workers import Background
@@ -50,13 +51,22 @@ from ..course import check as course_check
 from ..course import config as course_config
 from ..course import notes, published, sanitize
 from ..course.model import Course
-from ..practice import bundle
 from ..render import mathml
 from . import assets as site_assets
 from . import lab, learning_path, offline, outputs, review
 from . import pages as site_pages
 from . import search as site_search
 from .pages import PageBlock
+
+
+def course_download(target: str, root: Path) -> bytes:
+    """A worker job: the bytes of a download that the course's own function ``target``
+    (``module:function``, checked by :func:`tools.course.config.load`) makes. It is imported in
+    the worker, by the course's folder, so the engine names no module of a course."""
+    made = benchmark_registry.import_target(target, root)()
+    if not isinstance(made, bytes):
+        raise PluginError(f"{target} made a {type(made).__name__}, not the download's bytes")
+    return made
 
 
 class SiteBuild:
@@ -130,7 +140,11 @@ class SiteBuild:
         files.append(File.generated(config, deck_file, content=b""))
         practice = self.course.config.practice_download  # the practice workspace's zip
         if practice:
-            zipped = self.background.submit(bundle.zip_bytes)
+            zipped = self.background.submit(
+                course_download,
+                course_config.course_function(self.root, "practice_bundle"),
+                self.root,
+            )
             self.pending.append((zipped, lambda data: self.publish(site, practice, data)))
             files.append(File.generated(config, practice, content=b""))
         if not reviewed:  # this course has no review page

@@ -18,7 +18,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 PROJECT = HERE / "project"
 ISSUES = HERE / "issues"
-SNIPPETS = HERE.parents[2] / "snippets"  # the course repository's; absent in the download
+SNIPPETS = HERE.parents[1]  # the course's snippets/, this package's parent; absent in the download
 
 AUTHOR = ("Ali Maintainer", "ali@simkit.example.org")
 MAIN = "main"

@@ -1,6 +1,7 @@
 """``practice start|status|claim|pr open|check|reset``: the practice workspace's commands.
 
-The same entry point serves ``python3 -m tools practice ...`` in the course's repository and
+The same entry point serves ``python3 -m tools practice ...`` in the course's repository (its
+``practice_cli`` setting) and
 ``python3 practice.py ...`` (or ``python3 -m practice ...``) in the downloaded workspace; every
 wrong move and every damaged workspace ends in one message, never a traceback.
 """

@@ -140,3 +140,29 @@ def test_an_atomic_write_that_fails_leaves_the_old_file_and_no_temporary(tmp_pat
         buildinfo.write_atomically(path, b"new", durable=True)
     assert path.read_bytes() == b"old"
     assert [p.name for p in path.parent.iterdir()] == ["file.json"]
+
+
+def test_outside_git_the_newest_of_the_courses_own_sources_dates_it(tmp_path, monkeypatch):
+    """A course unpacked from a tarball is dated by the newest file of its settings, its docs
+    folder and its note templates, wherever its settings put them; a folder of another name
+    (here an old ``docs/`` and ``deck/``) does not count."""
+    monkeypatch.delenv("SOURCE_DATE_EPOCH", raising=False)
+    files = {
+        "mkdocs.yml": 1_000,
+        "pages/index.md": 2_000,
+        "pages/img/a.png": 3_000,
+        "cards/basic.html": 4_000,
+        "docs/old.md": 9_000,
+        "deck/old.html": 9_500,
+    }
+    for name, when in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("x", "utf-8")
+        os.utime(tmp_path / name, (when, when))
+    sources = ("mkdocs.yml", "pages", "cards")
+    assert buildinfo.source_date_epoch(tmp_path, sources) == 4_000
+    os.utime(tmp_path / "mkdocs.yml", (5_000, 5_000))
+    assert buildinfo.source_date_epoch(tmp_path, sources) == 5_000
+    assert buildinfo.source_date_epoch(tmp_path, ("absent",)) == 0
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "123")
+    assert buildinfo.source_date_epoch(tmp_path, sources) == 123

@@ -87,7 +87,7 @@ def cmd_deck(args: argparse.Namespace) -> int:
             return 1
         out = Path(args.output or root / "build" / Path(course.config.deck_file).name)
         gc.freeze()  # the checked course lives until the command ends: no collection walks it
-        timestamp = buildinfo.source_date_epoch(root)
+        timestamp = course_config.timestamp(root, course.config)
         items = notes.note_items(course)
         times = note_dates.note_times(
             items,
@@ -242,7 +242,6 @@ def cmd_practice(rest: list[str]) -> int:
     """The course's own practice command (its ``practice_cli`` setting), given ``rest`` as it
     came: the engine knows no exercise, so the course in the current folder says what runs."""
     from .benchmarks.registry import import_target
-    from .course import config as course_config
     from .course.model import CourseError
 
     root = Path.cwd()

@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from .buildkit import buildinfo
+from .course import config as course_config
 
 FSRS_NOTE = (
     " Anki goes on with the FSRS memory state each card carries once FSRS is on: Deck options >"
@@ -52,7 +52,7 @@ def direction(args: argparse.Namespace, course, now: int) -> int:
         return 0
     document = progress.read_progress(source)
     package = deck.build_apkg(
-        course, timestamp=buildinfo.source_date_epoch(args.course), root=args.course
+        course, timestamp=course_config.timestamp(args.course, course.config), root=args.course
     )
     if args.direction == "into-anki":
         from .anki.progress_merge import into_anki

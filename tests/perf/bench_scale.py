@@ -645,7 +645,7 @@ def bench_deck(course: Path, commits: int) -> None:
     parse_s, checked = timed(lambda: course_check.load_checked_course(course, syntax=MKDOCS))
     items = notes.note_items(checked)
     paths = sorted({entry.page.path for entry in items})
-    stamp = buildinfo.source_date_epoch(course)
+    stamp = buildinfo.source_date_epoch(course, ())  # a git checkout: its last commit
     print(f"  deck parts, in this process: {len(items)} notes on {len(paths)} pages")
     print(f"  parse (load_checked_course): {parse_s:.2f} s")
     cold = {}
@@ -681,7 +681,7 @@ def bench_after_commit(course: Path, commits: int) -> None:
     paths = sorted({entry.page.path for entry in items})
     history_s, _ = timed(lambda: git_history.line_times(course, paths))
     lines_json.write_bytes(before)  # the deck below replays the commit itself
-    stamp = buildinfo.source_date_epoch(course)
+    stamp = buildinfo.source_date_epoch(course, ())  # a git checkout: its last commit
     deck_s, _ = timed(lambda: deck_cache.apkg(checked, items, root=course, timestamp=stamp))
     print(
         f"  after 1 commit editing one answer: parse {parse_s:.2f} s, git_history.line_times "

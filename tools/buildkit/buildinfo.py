@@ -17,6 +17,7 @@ import os
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
 
 from .digest import Digest  # standard library only, like this module
@@ -34,16 +35,21 @@ def git(root: Path, *args: str) -> str | None:
     return result.stdout if result.returncode == 0 else None
 
 
-def source_date_epoch(root: Path) -> int:
-    """Seconds since the epoch that stand for this version of the course at ``root``."""
+def source_date_epoch(root: Path, sources: Iterable[str]) -> int:
+    """Seconds since the epoch that stand for this version of the course at ``root``. Outside a
+    git checkout (an unpacked tarball, say) the newest file of ``sources`` stands in: the
+    course's files and folders, from ``root``, as its settings name them (the caller knows
+    them; this module reads no course settings). 0 when none is there."""
     if os.environ.get("SOURCE_DATE_EPOCH"):
         return int(os.environ["SOURCE_DATE_EPOCH"])
     last_commit = (git(root, "log", "-1", "--format=%ct") or "").strip()
     if last_commit:
         return int(last_commit)
-    # Not a git checkout (e.g. an unpacked tarball): the newest course source stands in.
-    sources = [*(root / "docs").rglob("*.md"), *(root / "deck").rglob("*")]
-    return int(max(path.stat().st_mtime for path in sources))
+    files = []
+    for source in sources:
+        path = root / source
+        files += [path] if path.is_file() else [p for p in path.rglob("*") if p.is_file()]
+    return int(max((path.stat().st_mtime for path in files), default=0))
 
 
 def strict_results() -> bool:

@@ -39,6 +39,7 @@ from typing import Any
 import yaml
 
 from ..benchmarks import registry as benchmark_registry
+from ..buildkit import buildinfo
 from . import sanitize
 from .model import LANGUAGES, CourseConfig, CourseError, Location
 
@@ -298,6 +299,13 @@ def _check_templates(root: Path, folder: str, where: Location) -> None:
             raise CourseError(
                 where, f"{name}: {folder}/{file}: no such file (the deck's note templates)"
             )
+
+
+def timestamp(root: Path, config: CourseConfig) -> int:
+    """The time that stands for this version of the course (:func:`buildinfo.source_date_epoch`):
+    outside git, its newest source of those its pages and notes are made of (its settings, its
+    docs folder and its note templates)."""
+    return buildinfo.source_date_epoch(root, (CONFIG_FILE, docs_dir(root), config.deck_templates))
 
 
 def course_function(root: Path, key: str) -> str:

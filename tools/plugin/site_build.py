@@ -134,7 +134,7 @@ class SiteBuild:
             self.course,
             self.items,
             root=self.root,
-            timestamp=buildinfo.source_date_epoch(self.root),
+            timestamp=course_config.timestamp(self.root, self.course.config),
             review_page=review_url,
         )
         files.append(File.generated(config, deck_file, content=b""))

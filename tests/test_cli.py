@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -238,4 +239,32 @@ def test_practice_runs_the_courses_own_command_and_a_course_without_one_is_told(
     assert result.returncode == 2 and "Traceback" not in result.stderr
     assert result.stderr == (
         f"practice: {second / 'mkdocs.yml'}: this course declares no practice_cli\n"
+    )
+
+
+def test_a_practice_command_that_fails_to_import_is_named_not_a_traceback(tmp_path):
+    """``check`` reads the course's function from its source; a module that then fails when it
+    runs (here it raises at import) is reported with the setting, without a traceback."""
+    course = tmp_path / "course"
+    shutil.copytree(ROOT / "tests" / "fixtures" / "second-course", course)
+    (course / "drills").mkdir()
+    (course / "drills" / "run.py").write_text(
+        "raise RuntimeError('broken on import')\n\ndef main(args):\n    return 0\n", "utf-8"
+    )
+    settings = course / "mkdocs.yml"
+    text = settings.read_text("utf-8")
+    settings.write_text(
+        text.replace("  - course:\n", "  - course:\n      practice_cli: drills.run:main\n", 1),
+        "utf-8",
+    )
+    result = subprocess.run(
+        [sys.executable, "-m", "mkdocs_course.cli", "practice", "status"],
+        cwd=course,
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
+    assert result.stderr == (
+        "practice: mkdocs.yml: practice_cli: cannot import 'drills.run' "
+        "(RuntimeError: broken on import)\n"
     )

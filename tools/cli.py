@@ -257,7 +257,12 @@ def cmd_practice(rest: list[str]) -> int:
             file=sys.stderr,
         )
         return 2
-    return import_target(target, root)(rest)
+    try:
+        practice = import_target(target, root)
+    except ImportError as exc:  # its source read right, but running it failed
+        print(f"practice: {course_config.CONFIG_FILE}: practice_cli: {exc}", file=sys.stderr)
+        return 2
+    return practice(rest)
 
 
 # Commands whose arguments belong to another program (pytest, the practice CLI): passed through

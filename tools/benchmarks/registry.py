@@ -257,13 +257,11 @@ def function_problem(target: str, root: Path) -> str | None:
     module_name, attr = target.split(":")
     top = module_name.split(".")[0]
     try:
-        if "." in module_name:
-            _import(top, root)  # the course's package, as import_target would find it
+        if (root / top).is_dir():
+            _import(top, root)  # the course's package, found as import_target finds it
         spec = importlib.util.find_spec(module_name)
     except Exception as exc:  # any error of the course's packages: name it
         return f"cannot import {module_name!r} ({type(exc).__name__}: {exc})"
-    if spec is None and "." not in module_name and (root / f"{module_name}.py").is_file():
-        spec = importlib.util.spec_from_file_location(module_name, root / f"{module_name}.py")
     if spec is None or not spec.origin or not Path(spec.origin).is_file():
         return f"cannot import {module_name!r} (no such module)"
     try:

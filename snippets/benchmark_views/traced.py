@@ -109,7 +109,7 @@ def gap_note(config: dict[str, Any], row: dict[str, Any], peak: float) -> str:
     if not predicted or abs(peak / predicted - 1) <= MODEL_TOLERANCE:
         return ""
     term = model_gap(config, row) or "not explained"
-    return f"<br><small>beyond the model: {fmt_bytes(peak - predicted)}, {esc(term)}</small>"
+    return f" <small>beyond the model: {fmt_bytes(peak - predicted)}, {esc(term)}</small>"
 
 
 def traced_file(results: list[Results]) -> Results:
@@ -170,7 +170,7 @@ def view_traced_fsdp(results: list[Results]) -> str:
         for row in traced:
             cell = fmt_bytes(sum(row[k] for k in keys))
             if model_key:
-                cell += f"<br><small>model {fmt_bytes(fsdp_model(row)[model_key])}</small>"
+                cell += f" <small>model {fmt_bytes(fsdp_model(row)[model_key])}</small>"
             cells.append(f'<td class="num">{cell}</td>')
         lines.append(f'<tr><th scope="row">{esc(label)}</th>{"".join(cells)}</tr>')
     lines += ["</tbody>", "</table>"]
@@ -209,7 +209,7 @@ def _runs_view(result: Results, part: str, what: str) -> str:
 def _label(row: dict[str, Any]) -> str:
     label = esc(strategy_name(row))
     if describe_parameter(row) != "—":
-        label += f"<br><small>{esc(describe_parameter(row))}</small>"
+        label += f" <small>{esc(describe_parameter(row))}</small>"
     return label
 
 
@@ -236,11 +236,11 @@ def _run_table(run: dict[str, Any], title: str) -> list[str]:
         lines.append(
             f'<tr><th scope="row">{_label(row)}</th>'
             f'<td class="num">{fmt_bytes(row["peak_bytes"])}</td>'
-            f'<td class="num">{fmt_bytes(row["predicted_peak_bytes"])}<br><small>'
+            f'<td class="num">{fmt_bytes(row["predicted_peak_bytes"])} <small>'
             f"{_ratio(row['peak_bytes'], row['predicted_peak_bytes'])}</small>"
             f"{gap_note(run['config'], row, row['peak_bytes'])}</td>"
             f'<td class="num">{fmt_bytes(row["step_peak_bytes"])}</td>'
-            f'<td class="num">{fmt_bytes(row["predicted_step_peak_bytes"])}<br><small>'
+            f'<td class="num">{fmt_bytes(row["predicted_step_peak_bytes"])} <small>'
             f"{_ratio(row['step_peak_bytes'], row['predicted_step_peak_bytes'])}</small></td></tr>"
         )
     lines += ["</tbody>", "</table>"]
@@ -305,13 +305,13 @@ def _check_table(run: dict[str, Any], reference: dict[str, Any], measured: Resul
         lines.append(
             f'<tr><th scope="row">{_label(row)}</th>'
             f'<td class="num">{fmt_bytes(row["peak_bytes"])}</td>'
-            f'<td class="num">{fmt_bytes(got["peak_bytes"])}<br><small>'
+            f'<td class="num">{fmt_bytes(got["peak_bytes"])} <small>'
             f"{_ratio(got['peak_bytes'], row['peak_bytes'])}</small></td>"
-            f'<td class="num">{fmt_bytes(row["predicted_peak_bytes"])}<br><small>'
+            f'<td class="num">{fmt_bytes(row["predicted_peak_bytes"])} <small>'
             f"{_ratio(row['peak_bytes'], row['predicted_peak_bytes'])}</small>"
             f"{gap_note(reference['config'], row, row['peak_bytes'])}</td>"
             f'<td class="num">{fmt_bytes(row["step_peak_bytes"])}</td>'
-            f'<td class="num">{fmt_bytes(got["step_peak_bytes"])}<br><small>'
+            f'<td class="num">{fmt_bytes(got["step_peak_bytes"])} <small>'
             f"{_ratio(got['step_peak_bytes'], row['step_peak_bytes'])}</small></td></tr>"
         )
     lines += ["</tbody>", "</table>"]

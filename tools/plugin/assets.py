@@ -16,17 +16,19 @@ A course's benchmark views may need files of their own in the browser: the cours
 it drives, and the plugin serves each at ``assets/`` plus its file name and lists it between the
 engine's own files and the Review page's.
 
-MkDocs would put each on every page. Some of them drive one kind of element only: a course's
-benchmark assets, the flashcards and quiz questions that can be graded where they stand.
-:data:`PAGE_ONLY` names the engine's, each with the CSS selector of what it
-drives; the hook takes them and the course's out of MkDocs' lists (:func:`split`) and gives each
-page the ones whose elements its content holds (:meth:`PageAssets.of`). ``overrides/main.html``
-puts them in the page's ``<head>``: a stylesheet as a ``<link rel="stylesheet">``, a script as a
-``<link rel="preload" as="script" fetchpriority="low">``, which ``startup.js`` runs once the
-page has loaded (Material's instant navigation swaps the head's links along with the page, but
-would not run a script tag it moves there; at its default high priority the browser would fetch
-the script ahead of what the first paint needs). Nothing of them blocks the first paint of a
-page without their elements, and a script never blocks it.
+MkDocs would put each on every page, and its script tags run before the first paint. The
+course's scripts are not needed for it (the pages work without them: answers are native
+``<details>``), so only ``startup.js`` is one of MkDocs' script tags (deferred). The others
+start after the first paint: :data:`AFTER_PAINT` on every page, and those that drive one kind of
+element only (a course's benchmark assets, grading in lessons: :data:`PAGE_ONLY`, each with the
+CSS selector of what it drives) on the pages whose content holds their elements. The hook takes
+them and the course's page-only stylesheets out of MkDocs' lists (:func:`split`) and gives each
+page the ones it uses (:meth:`PageAssets.of`). ``overrides/main.html`` puts them in the page's
+``<head>``: a stylesheet as a ``<link rel="stylesheet">``, the scripts as one data block (a
+JSON list of site paths) that ``startup.js`` reads once the page has been painted, when it adds
+each script not yet started, in order. Material's instant navigation swaps the head along with
+the page, but would not run a script tag it moves there; a preload link would fetch during the
+first paint. Nothing of them blocks the first paint, or shares the network with it.
 """
 
 from __future__ import annotations
@@ -58,6 +60,8 @@ SCRIPTS = (
 # count and grading in lessons, with the libraries they use (the folders under static/).
 REVIEW_FOLDERS = ("review", "vendor")
 
+# The engine's scripts that every page starts after its first paint (startup.js adds them).
+AFTER_PAINT = ("assets/course.js", "assets/review/index.js", "assets/review/store.js")
 # A site path as mkdocs.yml names it -> what it drives, as a CSS selector.
 PAGE_ONLY = {
     "assets/review/inline.js": "details.flashcard, fieldset.quiz-question",
@@ -76,8 +80,8 @@ def page_only(course: tuple[PageAsset, ...]) -> dict[str, str]:
 
 @dataclass(frozen=True)
 class PageAssets:
-    """The page-only stylesheets and scripts that this site's ``mkdocs.yml`` lists, in its order,
-    and what each drives."""
+    """The stylesheets and scripts taken out of MkDocs' lists, in ``mkdocs.yml``'s order: the
+    page-only ones (with what each drives, ``drives``) and the scripts of :data:`AFTER_PAINT`."""
 
     styles: tuple[str, ...] = ()
     scripts: tuple[str, ...] = ()
@@ -85,9 +89,11 @@ class PageAssets:
 
     def of(self, content_html: str) -> dict[str, list[str]]:
         """The template's variables for a page whose content is ``content_html``: the
-        stylesheets and scripts among these whose elements it holds."""
+        stylesheets and scripts among these whose elements it holds, and every script of
+        :data:`AFTER_PAINT`."""
         tree = LexborHTMLParser(content_html) if content_html else None
         used = {path for path, css in self.drives.items() if tree and tree.css_first(css)}
+        used.update(AFTER_PAINT)
         return {
             "course_styles": [path for path in self.styles if path in used],
             "course_scripts": [path for path in self.scripts if path in used],
@@ -97,13 +103,14 @@ class PageAssets:
 def split(
     extra_css: list, extra_javascript: list, course: tuple[PageAsset, ...] = ()
 ) -> PageAssets:
-    """Take the page-only entries (the engine's and the ``course``'s) out of MkDocs' two lists
-    (in place) and return them."""
+    """Take the page-only entries (the engine's and the ``course``'s) and the scripts of
+    :data:`AFTER_PAINT` out of MkDocs' two lists (in place) and return them."""
     drives = page_only(course)
+    taken = {*drives, *AFTER_PAINT}
     styles = [entry for entry in extra_css if str(entry) in drives]
-    scripts = [entry for entry in extra_javascript if str(entry) in drives]
+    scripts = [entry for entry in extra_javascript if str(entry) in taken]
     extra_css[:] = [entry for entry in extra_css if str(entry) not in drives]
-    extra_javascript[:] = [entry for entry in extra_javascript if str(entry) not in drives]
+    extra_javascript[:] = [entry for entry in extra_javascript if str(entry) not in taken]
     return PageAssets(tuple(map(str, styles)), tuple(map(str, scripts)), drives)
 
 

@@ -103,7 +103,8 @@ class SiteBuild:
         so a changed snippet must re-render it: one cache folder per version of the snippets
         (and of the kernel's settings, which decide what its outputs hold)."""
         self.nav, self.docs = config.nav or [], Path(config.docs_dir)
-        # Stylesheets and scripts that only some pages use: on those pages only (page_context).
+        # Page-only stylesheets and scripts on their pages only, every script after the first
+        # paint (page_context).
         self.page_assets = site_assets.split(
             config.extra_css, config.extra_javascript, self.course_assets
         )
@@ -127,7 +128,7 @@ class SiteBuild:
                 files.remove(file)
         site = Path(config.site_dir)
         deck_file = self.course.config.deck_file
-        reviewed = any(str(script) == review.INDEX_FILE for script in config.extra_javascript)
+        reviewed = review.INDEX_FILE in self.page_assets.scripts  # the engine listed it
         key, generated, review_url = self._review_memo(files) if reviewed else (None, None, None)
         job = self.background.submit(
             background_files,

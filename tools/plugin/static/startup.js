@@ -11,11 +11,12 @@
  * CourseStartup.afterPaint lets a script put off work the first paint does not need (loading and
  * building the Review page's queue) until the page has been painted.
  *
- * Scripts that only some pages use (a course's forms, grading in lessons) are not among the site's
- * scripts: a page names the ones it uses in its head, as <link rel="preload" as="script">
- * (tools/plugin/assets.py), and this script runs each of them, once, in their order, when a page
- * that names it has loaded or has been swapped in. A preload link only fetches; instant
- * navigation carries the head's links to the new page, where a script tag would not run.
+ * The course's other scripts are not among the site's script tags: none is needed for the first
+ * paint, and a page loads those it uses after it (tools/plugin/assets.py). Its head names them in
+ * a data block (<script type="application/json" id="course-scripts">, site paths in order), and
+ * this script adds each of them, once, in their order, when a page that names it has been
+ * painted, on load or once swapped in. Instant navigation carries the head to the new page,
+ * where a script tag would not run; a preload link would fetch while the first paint waits.
  */
 (function () {
   "use strict";
@@ -62,21 +63,44 @@
     });
   }
 
-  // The page's own scripts, each run once for the whole visit: appended in order, not async,
-  // and only after DOMContentLoaded, when the site's scripts (deferred) have all run.
+  // The site's root, where the site paths of the data block start: this script is assets/startup.js.
+  var ROOT = new URL("..", document.currentScript.src);
+
+  // The page's scripts, each run once for the whole visit: appended in order, not async, once the
+  // page has been painted (and only after DOMContentLoaded, when the site's deferred scripts ran).
   var started = {};
   var loaded = document.readyState === "complete";
   function runPageScripts() {
     if (!loaded) return;
-    var links = document.head.querySelectorAll('link[rel="preload"][as="script"]');
-    Array.prototype.forEach.call(links, function (link) {
-      if (started[link.href]) return;
-      started[link.href] = true;
-      var script = document.createElement("script");
-      script.src = link.href;
-      script.async = false;
-      document.body.appendChild(script);
+    var block = document.head.querySelector("script#course-scripts");
+    var paths;
+    try {
+      paths = block ? JSON.parse(block.textContent) : [];
+    } catch (error) {
+      paths = [];
+    }
+    afterPaint().then(function () {
+      var last = null;
+      paths.forEach(function (path) {
+        var src = new URL(path, ROOT).href;
+        if (started[src]) return;
+        started[src] = true;
+        last = document.createElement("script");
+        last.src = src;
+        last.async = false;
+        document.body.appendChild(last);
+      });
+      if (!last) return markRan();
+      last.addEventListener("load", markRan);
+      last.addEventListener("error", markRan);
     });
+  }
+
+  // Scripts that are not async run in the order they were added: once the last has loaded, every
+  // script the page names has run its set-up. The page says so on its root element
+  // (data-course-scripts="ran"), for anything that must wait for the page to be complete.
+  function markRan() {
+    document.documentElement.setAttribute("data-course-scripts", "ran");
   }
 
   window.CourseStartup = { onEachPage: onEachPage, firstTime: firstTime, el: el, afterPaint: afterPaint };

@@ -28,7 +28,8 @@ page the ones it uses (:meth:`PageAssets.of`). ``overrides/main.html`` puts them
 JSON list of site paths) that ``startup.js`` reads once the page has been painted, when it adds
 each script not yet started, in order. Material's instant navigation swaps the head along with
 the page, but would not run a script tag it moves there; a preload link would fetch during the
-first paint. Nothing of them blocks the first paint, or shares the network with it.
+first paint. No script of them blocks the first paint or shares the network with it; a page-only
+stylesheet blocks only the pages whose elements it styles.
 """
 
 from __future__ import annotations

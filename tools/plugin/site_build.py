@@ -103,6 +103,8 @@ class SiteBuild:
         so a changed snippet must re-render it: one cache folder per version of the snippets
         (and of the kernel's settings, which decide what its outputs hold)."""
         self.nav, self.docs = config.nav or [], Path(config.docs_dir)
+        # The engine lists the Review page's index only for a course with a Review page.
+        self.reviewed = review.INDEX_FILE in map(str, config.extra_javascript)
         # Page-only stylesheets and scripts on their pages only, every script after the first
         # paint (page_context).
         self.page_assets = site_assets.split(
@@ -128,8 +130,8 @@ class SiteBuild:
                 files.remove(file)
         site = Path(config.site_dir)
         deck_file = self.course.config.deck_file
-        reviewed = review.INDEX_FILE in self.page_assets.scripts  # the engine listed it
-        key, generated, review_url = self._review_memo(files) if reviewed else (None, None, None)
+        memo = self._review_memo(files) if self.reviewed else (None, None, None)
+        key, generated, review_url = memo
         job = self.background.submit(
             background_files,
             self.course,
@@ -148,7 +150,7 @@ class SiteBuild:
             )
             self.pending.append((zipped, lambda data: self.publish(site, practice, data)))
             files.append(File.generated(config, practice, content=b""))
-        if not reviewed:  # this course has no review page
+        if not self.reviewed:  # this course has no review page
             self.pending.append((job, lambda made: self.publish(site, deck_file, made[0])))
             return files
 

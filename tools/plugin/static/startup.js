@@ -73,12 +73,8 @@
   function runPageScripts() {
     if (!loaded) return;
     var block = document.head.querySelector("script#course-scripts");
-    var paths;
-    try {
-      paths = block ? JSON.parse(block.textContent) : [];
-    } catch (error) {
-      paths = [];
-    }
+    var paths = block ? JSON.parse(block.textContent) : [];
+    document.documentElement.removeAttribute("data-course-scripts"); // this page's have not run yet
     afterPaint().then(function () {
       var last = null;
       paths.forEach(function (path) {

@@ -1,9 +1,10 @@
 """The checkpointing benchmark on CPU, its results file, and the build-side renderer.
 
 Measuring: a module fixture runs ``snippets/checkpointing.py`` at its CPU size (the GPU run's
-proportions in miniature, about 15 s on one core) on every test run, and the tests below check
-what the harness claims: gradients equal for every strategy, saved bytes equal to the per-layer
-model, a measured peak for every row, OOM reported as a row.
+proportions in miniature: the MLP run, the transformer variants and two FSDP ranks, the longest
+fixture of the suite) on every test run, and the tests below check what the harness claims:
+gradients equal for every strategy, saved bytes equal to the per-layer model, a measured peak
+for every row, OOM reported as a row.
 
 The committed ``docs/benchmarks/checkpointing-cpu.json`` is never rewritten by a normal run:
 timings differ on every run, so rewriting would leave a dirty tree after each ``pytest`` and bury

@@ -141,8 +141,9 @@ def audit(command: list[str], url: str, out: Path) -> dict[str, float]:
         "requests": items("network-requests"),
         "render-blocking": items("render-blocking-resources"),
         "DOM elements": value("dom-size"),
+        # Not in the trace: NaN, which no summary counts as a prompt paint (0 would).
         "first paint ms": float(
-            audits["metrics"]["details"]["items"][0].get("observedFirstContentfulPaint") or 0
+            audits["metrics"]["details"]["items"][0].get("observedFirstContentfulPaint", "nan")
         ),
     }
     return figures
@@ -184,27 +185,28 @@ def show(page: str, columns: dict[str, dict[str, float]]) -> None:
         print(f"  {row:16}" + "".join(cells))
 
 
+def site_of(column: str) -> str:
+    """The site of a column named ``"SITE #RUN"`` (``main`` names them)."""
+    return column.split(" #")[0]
+
+
 def summary(page: str, columns: dict[str, dict[str, float]], names: list[str]) -> None:
     """Each site's median performance and LCP over all runs and over the runs that painted
     promptly, and whether ours meets the bar against plain on each."""
     print(f"\n{page}: medians (runs)")
-    medians: dict[str, dict[str, dict[str, float]]] = {"all": {}, "prompt": {}}
-    for kind, keep in (
-        ("all", lambda f: True),
-        ("prompt", lambda f: f["first paint ms"] <= PROMPT_PAINT_MS),
-    ):
+    prompt = {c: f for c, f in columns.items() if f["first paint ms"] <= PROMPT_PAINT_MS}
+    label = f"first paint <= {PROMPT_PAINT_MS} ms"
+    for kind, chosen in (("all runs", columns), (label, prompt)):
         by_site: dict[str, list[dict[str, float]]] = {}
-        for column, figures in columns.items():
-            if keep(figures):
-                by_site.setdefault(column.split(" #")[0], []).append(figures)
-        for site, runs in sorted(by_site.items(), key=lambda item: names.index(item[0])):
-            medians[kind][site] = {row: statistics.median(f[row] for f in runs) for row in BAR} | {
-                "runs": len(runs)
-            }
-    label = {"all": "all runs", "prompt": f"first paint <= {PROMPT_PAINT_MS} ms"}
-    for kind, sites in medians.items():
+        for column, figures in chosen.items():
+            by_site.setdefault(site_of(column), []).append(figures)
+        sites = {
+            site: {row: statistics.median(f[row] for f in by_site[site]) for row in BAR}
+            for site in names
+            if site in by_site
+        }
         cells = [
-            f"{site} {m['performance']:.0f}, LCP {m['LCP s']:.2f} s ({m['runs']:.0f})"
+            f"{site} {m['performance']:.0f}, LCP {m['LCP s']:.2f} s ({len(by_site[site])})"
             for site, m in sites.items()
         ]
         verdict = ""
@@ -215,7 +217,7 @@ def summary(page: str, columns: dict[str, dict[str, float]], names: list[str]) -
                 and ours["LCP s"] <= plain["LCP s"] + BAR["LCP s"]
             )
             verdict = f"   bar: {'met' if met else 'NOT met'}"
-        print(f"  {label[kind]:24}" + "   ".join(cells) + verdict)
+        print(f"  {kind:24}" + "   ".join(cells) + verdict)
 
 
 def main() -> None:
@@ -254,7 +256,7 @@ def main() -> None:
                 print(f"round {number} ({', '.join(order)}) done; load average: {load_average()}")
                 for page, columns in results.items():  # so far: a later failure loses nothing
                     ordered = sorted(
-                        columns.items(), key=lambda c: list(sites).index(c[0].split(" #")[0])
+                        columns.items(), key=lambda c: list(sites).index(site_of(c[0]))
                     )
                     show(page, dict(ordered))
         for page, columns in results.items():

@@ -146,6 +146,10 @@ def write_notes(
     decks = _decks(items, config, models, config.site_url if site_url is None else site_url)
     conn = sqlite3.connect(":memory:")
     try:
+        # No rollback journal: the database lives in memory and is dropped, never rolled back,
+        # when a build fails, so the copy of each page a journal keeps would be work for
+        # nothing. The journal is no part of the database's bytes.
+        conn.execute("PRAGMA journal_mode=OFF")
         # genanki numbers notes and cards from the clock; from the build time they are reproducible.
         _write_package(conn.cursor(), decks, timestamp, itertools.count(int(timestamp) * 1000))
     except BaseException:

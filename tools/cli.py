@@ -119,6 +119,9 @@ def _notes_as_pages_parse(
 
     def pages_notes():
         for page in checked.pages():
+            # The pages and their notes live until the command ends: out of the collector's
+            # sight as they come, the collections that writing the notes triggers skip them.
+            gc.freeze()
             page_items = notes.page_notes(page, config)
             items.extend(page_items)
             yield from page_items

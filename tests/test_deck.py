@@ -572,12 +572,12 @@ def test_the_package_is_the_database_genanki_itself_writes(tmp_path, monkeypatch
     ours = deck.build_apkg(course, timestamp=T1, root=root)
 
     def genankis(cursor, decks, timestamp, id_gen):
-        genanki.Package(decks).write_to_db(cursor, timestamp, id_gen)
+        genanki.Package(list(decks)).write_to_db(cursor, timestamp, id_gen)
 
     monkeypatch.setattr(deck, "_write_package", genankis)
     assert deck.build_apkg(course, timestamp=T1, root=root) == ours
     models = deck.note_models(course.config, deck.templates(root, course.config))
-    assert len(deck._decks(notes.note_items(course), course.config, models, SITE)) == 4
+    assert len(list(deck._decks(notes.note_items(course), course.config, models, SITE))) == 4
 
 
 def test_same_commit_gives_a_byte_identical_deck(tmp_path):

@@ -104,14 +104,14 @@ def test_deck_and_review_links_are_percent_encoded_as_mkdocs_writes_page_urls(tm
 
 
 def test_the_built_page_check_finds_an_item_inside_a_comment():
-    from mkdocs_course.plugin.pages import lost_items
+    from mkdocs_course.plugin.pages import item_anchors, lost_items
     from test_parser import parse
 
     page, errors = parse("# T\n\nQ? ::: A\n")
     assert not errors
     anchor = page.cards[0].anchor
-    assert lost_items(f'<details id="{anchor}"></details>', page) == []
-    lost = lost_items(f'<!-- <details id="{anchor}"></details> -->', page)
+    assert lost_items(f'<details id="{anchor}"></details>', item_anchors(page)) == []
+    lost = lost_items(f'<!-- <details id="{anchor}"></details> -->', item_anchors(page))
     assert lost == [f"{PATH}:3: " + lost[0].split(": ", 1)[1]] and "missing" in lost[0]
 
 

@@ -21,7 +21,7 @@ import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from . import build_staging
 from .buildkit import buildinfo, workers
@@ -82,13 +82,17 @@ def cmd_deck(args: argparse.Namespace) -> int:
             # parse: they need none of it, and this process has the time while they work.
             from .anki import deck, note_dates
 
+            config = checked.config  # None when its settings have errors: the check says so
+            timestamp = course_config.timestamp(root, config) if config else 0
+            items: list[notes.NoteItem] = []
+            written, failed = _notes_as_pages_parse(checked, items, timestamp)
             course = _without_problems(checked())
         if course is None:
             return 1
+        if failed is not None:  # the course has no problem, yet its notes make no deck
+            raise failed
         out = Path(args.output or root / "build" / Path(course.config.deck_file).name)
         gc.freeze()  # the checked course lives until the command ends: no collection walks it
-        timestamp = course_config.timestamp(root, course.config)
-        items = notes.note_items(course)
         times = note_dates.note_times(
             items,
             root=root,
@@ -96,9 +100,37 @@ def cmd_deck(args: argparse.Namespace) -> int:
             renderer=deck.RENDERER_FILES,
             replayed=history.result(),
         )
-    deck.write_deck(course, out, timestamp=timestamp, root=root, items=items, times=times)
+    buildinfo.write_atomically(out, written.apkg(times), durable=True)
     print(f"wrote {out}")
     return 0
+
+
+def _notes_as_pages_parse(
+    checked: course_check.Checking, items: list[notes.NoteItem], timestamp: int
+) -> tuple[Any, ValueError | None]:
+    """The deck's notes written (:func:`tools.anki.deck.write_notes`) page by page as the
+    workers hand the pages back, each note appended to ``items``; and the error that stopped
+    it, if one did, to raise once the course is known to have no problems (which say more)."""
+    from .anki import deck
+
+    config = checked.config
+    if config is None:
+        return None, None
+
+    def pages_notes():
+        for page in checked.pages():
+            # The pages and their notes live until the command ends: out of the collector's
+            # sight as they come, the collections that writing the notes triggers skip them.
+            gc.freeze()
+            page_items = notes.page_notes(page, config)
+            items.extend(page_items)
+            yield from page_items
+
+    try:
+        written = deck.write_notes(config, pages_notes(), timestamp=timestamp, root=checked.root)
+    except ValueError as exc:
+        return None, exc
+    return written, None
 
 
 def _page_history(root: Path):

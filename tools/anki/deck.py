@@ -121,40 +121,80 @@ def build_apkg(
     """
     config = notes.settings(course)
     items = note_items(course) if items is None else items
-    models = note_models(config, templates(root, config))
-    decks = _decks(items, config, models, config.site_url if site_url is None else site_url)
     if times is None:
         times = note_dates.note_times(
             items, root=root, timestamp=timestamp, renderer=RENDERER_FILES
         )
+    written = write_notes(config, items, timestamp=timestamp, root=root, site_url=site_url)
+    return written.apkg(times)
+
+
+def write_notes(
+    config: CourseConfig,
+    items: Iterable[NoteItem],
+    *,
+    timestamp: int,
+    root: Path,
+    site_url: str | None = None,
+) -> WrittenNotes:
+    """:func:`build_apkg` up to the notes' modification times: every note of ``items`` written
+    into genanki's collection database as ``items`` yields it, so a caller that is still parsing
+    the pages after them (``python -m tools deck``) has the notes written meanwhile. ``items``
+    in reading order, each deck's notes together (as :func:`tools.course.notes.note_items` has
+    them); ``site_url`` and the rest as :func:`build_apkg` takes them."""
+    models = note_models(config, templates(root, config))
+    decks = _decks(items, config, models, config.site_url if site_url is None else site_url)
     conn = sqlite3.connect(":memory:")
     try:
-        cursor = conn.cursor()
+        # No rollback journal: the database lives in memory and is dropped, never rolled back,
+        # when a build fails, so the copy of each page a journal keeps would be work for
+        # nothing. The journal is no part of the database's bytes.
+        conn.execute("PRAGMA journal_mode=OFF")
         # genanki numbers notes and cards from the clock; from the build time they are reproducible.
-        _write_package(cursor, decks, timestamp, itertools.count(int(timestamp) * 1000))
-        # Anki's schema has no index on guid: without one each UPDATE scans every note
-        # (quadratic in the deck's size). The index is dropped again, so the file is Anki's own.
-        cursor.execute("CREATE INDEX course_notes_guid ON notes (guid)")
-        cursor.executemany(
-            "UPDATE notes SET mod = ? WHERE guid = ?", [(t, g) for g, t in sorted(times.items())]
-        )
-        cursor.execute("DROP INDEX course_notes_guid")
-        conn.commit()
-        database = conn.serialize()
-    finally:
+        _write_package(conn.cursor(), decks, timestamp, itertools.count(int(timestamp) * 1000))
+    except BaseException:
         conn.close()
-    return _zip({"collection.anki2": database, **media_entries()}, timestamp)
+        raise
+    return WrittenNotes(conn, timestamp)
+
+
+class WrittenNotes:
+    """The collection database with every note written (:func:`write_notes`), until
+    :meth:`apkg` packs it with the notes' modification times."""
+
+    def __init__(self, conn: sqlite3.Connection, timestamp: int) -> None:
+        self._conn, self._timestamp = conn, timestamp
+
+    def apkg(self, times: dict[str, int]) -> bytes:
+        """The ``.apkg`` bytes, each note's modification time from ``times`` (GUID -> time)."""
+        conn = self._conn
+        try:
+            cursor = conn.cursor()
+            # Anki's schema has no index on guid: without one each UPDATE scans every note
+            # (quadratic in the deck's size). It is dropped again, so the file is Anki's own.
+            cursor.execute("CREATE INDEX course_notes_guid ON notes (guid)")
+            cursor.executemany(
+                "UPDATE notes SET mod = ? WHERE guid = ?",
+                [(t, g) for g, t in sorted(times.items())],
+            )
+            cursor.execute("DROP INDEX course_notes_guid")
+            conn.commit()
+            database = conn.serialize()
+        finally:
+            conn.close()
+        return _zip({"collection.anki2": database, **media_entries()}, self._timestamp)
 
 
 def _write_package(
-    cursor: sqlite3.Cursor, decks: list[genanki.Deck], timestamp: int, id_gen: Iterator[int]
+    cursor: sqlite3.Cursor, decks: Iterable[genanki.Deck], timestamp: int, id_gen: Iterator[int]
 ) -> None:
     """``genanki.Package(decks).write_to_db``: the same statements in the same order, so the same
     database bytes, without its cost per subdeck. For every deck genanki decodes the collection's
     decks and note types, adds its own and encodes them all again, which is quadratic in the
     number of subdecks; here each entry is encoded once and the texts are joined. The note types'
     text keeps genanki's quirk: an id read back as text and written again as a number is in it
-    twice (the same key; a reader keeps the last value)."""
+    twice (the same key; a reader keeps the last value). Each deck is written as ``decks``
+    yields it."""
     cursor.executescript(genanki.package.APKG_SCHEMA)
     cursor.executescript(genanki.package.APKG_COL)
     read = {
@@ -196,18 +236,25 @@ def _json_entry(key: str, value: str) -> str:
 
 
 def _decks(
-    items: list[NoteItem], config: CourseConfig, models: dict[str, genanki.Model], site_url: str
-) -> list[genanki.Deck]:
+    items: Iterable[NoteItem], config: CourseConfig, models: dict[str, genanki.Model], site_url: str
+) -> Iterator[genanki.Deck]:
+    """The top deck, then each subdeck once its notes are in (the next note is another deck's),
+    in reading order, so the package is written while ``items`` still comes."""
     namespace, deck_name = config.guid_namespace, config.deck_name
     top = genanki.Deck(
         deck_id("", namespace), deck_name, description=_description(deck_name, site_url)
     )
+    yield top
     decks: dict[str, genanki.Deck] = {"": top}
     names = {deck_name}
     guids: set[str] = set()
+    deck = top
     for due, entry in enumerate(items, start=1):  # new cards come up in reading order
-        deck = decks.get(entry.deck_key)
-        if deck is None:
+        if decks.get(entry.deck_key) is not deck:
+            if entry.deck_key in decks:  # its deck is written: a quiz id used twice, reported
+                raise ValueError(f"{entry.item.location}: deck {entry.deck_name} comes twice")
+            if deck is not top:
+                yield deck
             name = entry.deck_name
             if name in names:  # two pages or quizzes with one title: the key tells them apart
                 name = f"{name} ({entry.deck_key.partition(':')[2]})"
@@ -220,7 +267,8 @@ def _decks(
         deck.add_note(note)
     if len({deck.deck_id for deck in decks.values()}) != len(decks):
         raise ValueError("two subdecks share a deck id; rename a quiz id or a page")
-    return list(decks.values())
+    if deck is not top:
+        yield deck
 
 
 def _note(

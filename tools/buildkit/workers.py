@@ -8,7 +8,7 @@ by both workers while MkDocs loads (:func:`tools.course.check.start_checking`), 
 process has little else to do. Some of the plugin's work needs none of MkDocs' results and is
 needed only when the build ends: the deck (read from :mod:`tools.anki.deck_cache` or built),
 the review page's data, the search entries of cards and questions, and the scans of every page
-for script and for remote loads. The plugin runs it in one worker, one job at a time
+for its items, for script and for remote loads. The plugin runs it in one worker, one job at a time
 (:meth:`Background.limit`), on the second core while MkDocs renders on the first (a second busy
 worker would take CPU from MkDocs; ``tests/perf/bench_scale.py`` times the build); the build
 collects the results in ``on_post_build`` and fails there if a job failed or a scan found

@@ -10,14 +10,14 @@ them, while the CLI loads MkDocs (:func:`start_checking`).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from ..buildkit.digest import Digest
 from ..buildkit.workers import Background
 from . import config as course_config
 from . import cues, parser
-from .model import Course, CourseError, Embed, Location, SiteSyntax
+from .model import Course, CourseConfig, CourseError, Embed, Location, Page, SiteSyntax
 
 PARTS_PER_WORKER = 4  # the pages are sent to the workers in this many parts each
 _TEXT = {".md", ".yml", ".yaml", ".json", ".py", ".txt", ".csv"}
@@ -43,10 +43,10 @@ def start_checking(
     syntax: SiteSyntax,
     strict_results: bool = False,
     workers: Background | None = None,
-) -> Callable[[], Course]:
+) -> Checking:
     """:func:`load_checked_course` in two steps: this call starts parsing the pages, split
     among the build's ``workers`` when it has them, and returns, so the caller can load MkDocs
-    meanwhile; the function it returns waits for the pages and finishes the check."""
+    meanwhile; calling what it returns waits for the pages and finishes the check."""
     docs = course_config.docs_dir(root)
     sources = parser.course_sources(root, docs)
     files, languages = list(sources.files), sources.languages
@@ -56,19 +56,49 @@ def start_checking(
     else:
         # More parts than workers: each part's pages come back, and are read in by this
         # process, while the workers parse the next ones, so only the last part's wait for that.
+        # Each part is a run of pages in the course's order, and the parts are sent in that
+        # order, so the first pages are back while the last still parse (Checking.pages).
         n = workers.workers * PARTS_PER_WORKER
+        runs = [files[len(files) * i // n : len(files) * (i + 1) // n] for i in range(n)]
         parts = [
-            workers.submit(parser.parse_files, root, docs, files[i::n], languages, syntax).result
-            for i in range(n)
+            workers.submit(parser.parse_files, root, docs, run, languages, syntax).result
+            for run in runs
         ]
+    return Checking(root, docs, sources, parts, strict_results)
 
-    def finish() -> Course:
-        parsed = (row for part in parts for row in part())
-        course = parser.assemble(root, docs, sources, parsed)
-        _check_embeds(course, root, strict_results)
+
+class Checking:
+    """A course whose pages are being parsed (:func:`start_checking`): call it for the checked
+    course. A caller with work to do on each page (the deck) does it in :meth:`pages`, while the
+    pages after it still parse."""
+
+    def __init__(
+        self,
+        root: Path,
+        docs: str,
+        sources: parser.Sources,
+        parts: list[Callable[[], list]],
+        strict_results: bool,
+    ) -> None:
+        self.root, self.docs, self.sources = root, docs, sources
+        self._parts, self._strict_results = parts, strict_results
+
+    @property
+    def config(self) -> CourseConfig | None:
+        """The course's settings, read before any page (None when they have errors)."""
+        return self.sources.config
+
+    def pages(self) -> Iterator[Page]:
+        """The pages that parsed, in the course's order (that of the checked course's pages,
+        the same objects), each as soon as its part is back; not yet checked together."""
+        for part in self._parts:
+            yield from (page for _, page, _ in part() if page is not None)
+
+    def __call__(self) -> Course:
+        parsed = (row for part in self._parts for row in part())
+        course = parser.assemble(self.root, self.docs, self.sources, parsed)
+        _check_embeds(course, self.root, self._strict_results)
         return course
-
-    return finish
 
 
 def _check_embeds(course: Course, root: Path, strict_results: bool) -> None:

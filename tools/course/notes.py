@@ -116,16 +116,21 @@ def settings(course: Course) -> CourseConfig:
 def note_items(course: Course) -> list[NoteItem]:
     """Every note of the course, in reading order (pages, then each page's cards, quizzes)."""
     config = settings(course)
+    return [entry for page in course.pages for entry in page_notes(page, config)]
+
+
+def page_notes(page: Page, config: CourseConfig) -> list[NoteItem]:
+    """The notes of one page, in :func:`note_items`' order: a caller that has the pages one by
+    one (the deck, while the pages after them parse) names their notes as they come."""
     namespace, deck_name = config.guid_namespace, config.deck_name
+    lesson = lesson_deck_name(page, deck_name)
     items: list[NoteItem] = []
-    for page in course.pages:
-        lesson = lesson_deck_name(page, deck_name)
-        for card in page.cards:
-            guid_ = note_guid(card, namespace=namespace)
-            items.append(NoteItem(page, "page:" + page.docs_path, lesson, card, None, guid_))
-        for quiz in page.quizzes:
-            name = quiz_deck_name(quiz, deck_name)
-            for question in quiz.questions:
-                guid_ = note_guid(question, quiz, namespace=namespace)
-                items.append(NoteItem(page, "quiz:" + quiz.quiz_id, name, question, quiz, guid_))
+    for card in page.cards:
+        guid_ = note_guid(card, namespace=namespace)
+        items.append(NoteItem(page, "page:" + page.docs_path, lesson, card, None, guid_))
+    for quiz in page.quizzes:
+        name = quiz_deck_name(quiz, deck_name)
+        for question in quiz.questions:
+            guid_ = note_guid(question, quiz, namespace=namespace)
+            items.append(NoteItem(page, "quiz:" + quiz.quiz_id, name, question, quiz, guid_))
     return items

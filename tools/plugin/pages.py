@@ -177,16 +177,22 @@ def _placeholder_problems(page: Page, found: list[int], expected: list[int]) -> 
     return problems or [f"{page.path}:1: the course blocks of this page came back out of order"]
 
 
-def lost_items(html: str, page: Page) -> list[str]:
-    """``path:line: message`` for each card, quiz or question of ``page`` whose anchor is not an
-    element of the built content ``html`` (raw HTML around it, an unclosed ``<!--`` from an
-    included file, a ``<textarea>``, turned it into text, so the site would lack an item the deck
-    has), or is the id of another element too (a heading MkDocs named so, raw HTML)."""
-    ids = Counter(node.attributes.get("id") for node in LexborHTMLParser(html).css("[id]"))
-    items = [(card.anchor, card.location) for card in page.cards]
+def item_anchors(page: Page) -> list[tuple[str, str]]:
+    """The id on the built page of each card, quiz and question of ``page``, and its place."""
+    items = [(card.anchor, str(card.location)) for card in page.cards]
     for quiz in page.quizzes:
-        items.append((f"quiz-{quiz.quiz_id}", quiz.location))
-        items += [(question.anchor, question.location) for question in quiz.questions]
+        items.append((f"quiz-{quiz.quiz_id}", str(quiz.location)))
+        items += [(question.anchor, str(question.location)) for question in quiz.questions]
+    return items
+
+
+def lost_items(html: str, items: list[tuple[str, str]]) -> list[str]:
+    """``path:line: message`` for each of a page's ``items`` (:func:`item_anchors`) whose anchor
+    is not an element of the built content ``html`` (raw HTML around it, an unclosed ``<!--``
+    from an included file, a ``<textarea>``, turned it into text, so the site would lack an item
+    the deck has), or is the id of another element too (a heading MkDocs named so, raw HTML).
+    A job for a worker: it reads the whole page, and only the anchors travel with it."""
+    ids = Counter(node.attributes.get("id") for node in LexborHTMLParser(html).css("[id]"))
     problems = []
     for anchor, location in items:
         if not ids[anchor]:

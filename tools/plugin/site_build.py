@@ -15,8 +15,9 @@ plugin (:mod:`tools.plugin.plugin`) does at each of MkDocs' events, on the plain
   Markdown cells, into MathML (no JS, no network) and put the embeds' HTML in place of their
   placeholders.
 - page_context, after Material's search has indexed the page: put the cards and quizzes in
-  place, read each card and question back as a search entry of its own, and scan a Markdown
-  page's content for a script, a handler or a script address, in the background. Search results
+  place, read each card and question back as a search entry of its own, and, in the
+  background, check that each item is in the page as an element of its own and scan a Markdown
+  page's content for a script, a handler or a script address. Search results
   then link to the item itself, and the search plugin never parses the items' markup.
 - check_later (``on_post_page``): scan the built page, in the background and in one reading,
   for anything it would load from outside the site and for script that is not the theme's own.
@@ -270,9 +271,10 @@ class SiteBuild:
         if blocks:
             page.content = self.fill(page.content, blocks, items=True, page=page)
             course_page = self.course.page(page.file.src_uri)
-            lost = site_pages.lost_items(page.content, course_page) if course_page else []
-            if lost:
-                raise PluginError("\n".join(lost))
+            if course_page:  # each item in place, once: read in the background, like the scans
+                anchors = site_pages.item_anchors(course_page)
+                lost = self.background.submit_small(site_pages.lost_items, page.content, anchors)
+                self.pending.append((lost, _refuse_lost))
             key, found = self.memo.find("search-entries", tuple(b.html for b in blocks if b.item))
 
             def add(entries: list[dict[str, str]]) -> None:
@@ -359,6 +361,13 @@ def _result(job: Future) -> Any:
         return job.result()
     except Exception as exc:
         raise PluginError(f"background work of the build failed: {exc!r}") from exc
+
+
+def _refuse_lost(found: list[str]) -> None:
+    """The items missing from a built page (:func:`tools.plugin.pages.lost_items`), each message
+    naming its item's path and line, as the build's error."""
+    if found:
+        raise PluginError("\n".join(found))
 
 
 def _refuse(kind: str, source: str, found: list[str]) -> None:

@@ -249,14 +249,8 @@ class Bars:
         self.xt = _ticks(0, maximum)
         self.parts: list[str] = []
         self.segments = _Segments()
-        self.legend_items: list[tuple[str, str]] = []
         self.title = ""
-        self.y = 0.0
-
-    def _start(self) -> None:
-        """The legend goes first: the rows start under it."""
-        if not self.y:
-            self.y = self._legend(self.parts)
+        self.top = self.y = 0.0  # where the bars start (under the legend); the next row's top
 
     def _units(self, v: float) -> float:
         """Data value ``v`` on the nested canvas's axis."""
@@ -271,7 +265,6 @@ class Bars:
     def heading(self, text: str) -> None:
         """A line that names the group of bars under it, wrapped at word breaks (bold text is
         wider)."""
-        self._start()
         lines = textwrap.wrap(text, int((self.MIN_WIDTH - 2 * self.LEFT) / 7.5))
         spans = "".join(
             f'<tspan x="{self.LEFT}" dy="{0 if i == 0 else self.LINE}">{esc(line)}</tspan>'
@@ -283,7 +276,6 @@ class Bars:
     def bar(self, name: str, segments: list[tuple[str, float]], end: str) -> None:
         """A bar: its name, then ``(colour class, value)`` segments stacked left to right, and
         ``end`` written after the bar."""
-        self._start()
         self.parts.append(_text(self.LEFT, self.y + 12, name))
         self.segments.bar(segments, self._units, self.y + 17)
         total = sum(value for _, value in segments)
@@ -294,7 +286,6 @@ class Bars:
 
     def note(self, name: str, text: str) -> None:
         """A row without a bar (a configuration that ran out of memory): its name, a text."""
-        self._start()
         self.parts += [
             _text(self.LEFT, self.y + 12, name),
             _text(self.LEFT, self.y + 12 + self.LINE, text),
@@ -306,25 +297,20 @@ class Bars:
         self.title = title
 
     def legend(self, items: list[tuple[str, str]]) -> None:
-        """(colour class, text) entries above the bars, in stacking order."""
-        self.legend_items = items
-
-    def _legend(self, parts: list[str]) -> float:
-        """The legend's entries, wrapped at the narrowest canvas's edge; returns the height it
-        takes."""
+        """(colour class, text) entries above the bars, in stacking order, wrapped at the
+        narrowest canvas's edge; drawn first, the rows go under it."""
         x, y = float(self.LEFT), 12.0
-        for cls, content in self.legend_items:
+        for cls, content in items:
             width = 32 + _CHAR_WIDTH * len(content)
             if x > self.LEFT and x + width - 12 > self.MIN_WIDTH:
                 x, y = float(self.LEFT), y + self.LINE
-            parts += _swatch(cls, content, x, y)
+            self.parts += _swatch(cls, content, x, y)
             x += width
-        return y + self.LINE + 8
+        self.top = self.y = y + self.LINE + 8
 
     def svg(self, label: str, title: str) -> str:
         """The finished chart; ``label`` is its aria-label, what a sighted reader sees in it."""
-        self._start()
-        top, bottom = self._legend([]), self.y + 4
+        top, bottom = self.top, self.y + 4
         height = round(bottom + self.BOTTOM)
         lines = [
             f'<line class="bm-grid" x1="{self._units(v):.1f}" x2="{self._units(v):.1f}" '

@@ -31,12 +31,10 @@ def root(tmp_path: Path) -> Path:
     return course_root(tmp_path)
 
 
-def svgs(out: str, layout: str = "bm-wide") -> list[ET.Element]:
-    """The figures' SVGs in one layout: each bar chart is drawn wide and, for phones, stacked
-    (``bm-narrow``); the other plots have one layout."""
-    found = [ET.fromstring(m) for m in re.findall(r"<svg.*?</svg>", out, re.DOTALL)]
-    other = {"bm-wide": "bm-narrow", "bm-narrow": "bm-wide"}[layout]
-    return [svg for svg in found if other not in svg.get("class", "").split()]
+def svgs(out: str) -> list[ET.Element]:
+    """The figures' SVGs (a bar chart's nested canvas inside its own)."""
+    found = re.findall(r"<svg.*?</svg>(?=\s*<figcaption>)", out, re.DOTALL)
+    return [ET.fromstring(m) for m in found]
 
 
 # --- plot-breakdown ---------------------------------------------------------------------------
@@ -50,9 +48,9 @@ def test_breakdown_draws_every_run_in_one_accessible_figure_from_the_committed_f
     (svg,) = svgs(out)  # one figure per results file, as for the other plots
     assert out.count("<figcaption>") == 1
     assert svg.get("role") == "img" and svg.find(f"{SVG}title") is not None
-    assert "max-width:100%" in svg.get("style", "")  # scales into a 390 px column
+    assert svg.get("width") == "100%"  # fills a 390 px column as it fills a desktop's
     label = svg.get("aria-label", "")
-    texts = [t.text for t in svg.iter(f"{SVG}text")]
+    texts = [" ".join(t.itertext()) for t in svg.iter(f"{SVG}text")]
     for term in ("parameters", "gradients", "optimizer state", "activations"):
         assert term in texts
     for run in runs:
@@ -72,38 +70,35 @@ def test_breakdown_draws_every_run_in_one_accessible_figure_from_the_committed_f
 def test_a_bar_chart_adds_texts_not_shapes_for_more_bars(root: Path):
     """What the course adds to a page for a bar chart: the texts a reader sees (a name and a
     figure per bar), a path per colour however many bars there are, the legend's swatches and
-    the grid; no style sheet of its own (the site's stylesheet styles every chart, once)."""
+    the grid; no style sheet of its own (the site's stylesheet styles every chart, once), and
+    one drawing for every width."""
     data = committed()
     added = len(data["rows"])
     data["rows"] = data["rows"] * 2  # the first run's bars twice: the same axis, more bars
     write(root, data)
-    for layout in ("bm-wide", "bm-narrow"):
-        (few,) = svgs(render(ROOT, "plot-breakdown"), layout)
-        (more,) = svgs(render(root, "plot-breakdown"), layout)
-        for svg in (few, more):
-            assert svg.find(f".//{SVG}style") is None
-            assert {e.tag.removeprefix(SVG) for e in svg.iter()} == {
-                "svg",
-                "title",
-                "text",
-                "tspan",
-                "rect",
-                "path",
-                "line",
-            } - ({"tspan"} if layout == "bm-wide" else set())
+    few_out, more_out = render(ROOT, "plot-breakdown"), render(root, "plot-breakdown")
+    (few,) = svgs(few_out)
+    (more,) = svgs(more_out)
+    assert few_out.count("<svg") == more_out.count("<svg") == 2  # the chart and its bars' canvas
+    for svg in (few, more):
+        assert svg.find(f".//{SVG}style") is None
+        assert {e.tag.removeprefix(SVG) for e in svg.iter()} == {
+            "svg", "title", "text", "tspan", "rect", "path", "line"
+        }  # fmt: skip
 
-        def count(svg: ET.Element, *tags: str) -> int:
-            return sum(len(list(svg.iter(f"{SVG}{tag}"))) for tag in tags)
+    def count(svg: ET.Element, *tags: str) -> int:
+        return sum(len(list(svg.iter(f"{SVG}{tag}"))) for tag in tags)
 
-        assert count(more, "rect", "path", "line") == count(few, "rect", "path", "line")
-        assert count(more, "text") == count(few, "text") + 2 * added
-        assert count(few, "path") == 4 and count(few, "rect") == 4  # a path, a swatch per term
+    assert count(more, "rect", "path", "line") == count(few, "rect", "path", "line")
+    assert count(more, "text") == count(few, "text") + 2 * added
+    assert count(few, "path") == 4 and count(few, "rect") == 4  # a path, a swatch per term
+    assert int(more.get("height")) > int(few.get("height"))  # the canvas grows with its rows
 
 
 def _segments(svg: ET.Element) -> list[list[tuple[float, float, float]]]:
     """Per colour path, in the legend's order: each bar's segment as (left, top, width)."""
     rect = re.compile(r"M([\d.]+) ([\d.]+)h([\d.]+)v13h-\3z")
-    paths = [p.get("d", "") for p in svg.findall(f"{SVG}path")]
+    paths = [p.get("d", "") for p in svg.iter(f"{SVG}path")]
     for d in paths:
         assert rect.sub("", d) == "", d  # nothing but rectangles
     return [[tuple(map(float, m)) for m in rect.findall(d)] for d in paths]
@@ -157,41 +152,34 @@ def test_breakdown_row_missing_a_field_is_a_schema_error_at_its_line(root: Path)
     )
 
 
-def test_on_a_phone_the_bars_stack_under_their_names_at_full_text_size():
-    """The stacked drawing holds what the wide one holds (names, figures, legend, headings, bars
-    of the same proportions) on a canvas no wider than a 390 px screen's column, so its 12 px
-    text is drawn at 11 px or more there; the page shows one drawing at a time."""
-    out = render(ROOT, "plot-breakdown")
-    (wide,) = svgs(out)
-    (narrow,) = svgs(out, "bm-narrow")
-    texts = sorted(t.text for t in wide.iter(f"{SVG}text"))
-    # A long heading wraps into lines (tspans) of one text.
-    assert sorted(" ".join(t.itertext()) for t in narrow.iter(f"{SVG}text")) == texts
-    for text in narrow.iter(f"{SVG}text"):
+def test_the_bars_stack_under_their_names_at_full_text_size_at_any_width():
+    """One drawing for a phone and a desktop: its text in pixels on a canvas with no viewBox (12
+    px at any width), each name on its own line above its bar, the legend and headings laid out
+    to fit a 340 px column; the bars in a nested canvas that spans a share of the width, so
+    every figure after its bar has the room it takes at 340 px."""
+    (svg,) = svgs(render(ROOT, "plot-breakdown"))
+    assert svg.get("viewBox") is None and svg.get("width") == "100%"
+    assert "font:12px" in svg.get("style", "")
+    (canvas,) = svg.findall(f"{SVG}svg")
+    assert canvas.get("preserveAspectRatio") == "none"
+    span = float(canvas.get("width").removesuffix("%"))
+    left = float(canvas.get("x"))
+    for text in svg.findall(f"{SVG}text"):  # laid out in pixels: fits 340 px
         longest = max(len(line) for line in text.itertext())
-        assert float(text.get("x") or 8) + 7 * longest <= int(narrow.get("width")), text
-    assert narrow.get("aria-label") == wide.get("aria-label")
-    assert int(narrow.get("width")) * 11 / 12 <= 330  # 11 px or more in a 330 px column
-    assert "font:12px" in narrow.get("style", "") and "max-width:100%" in narrow.get("style", "")
-    wide_bars, narrow_bars = _bar_lengths(wide), _bar_lengths(narrow)
-    assert len(narrow_bars) == len(wide_bars)
-    scale = narrow_bars[0] / wide_bars[0]
-    assert narrow_bars == pytest.approx([length * scale for length in wide_bars], abs=0.5)
+        x = text.get("x") or text.find(f"{SVG}tspan").get("x")
+        if x.endswith("%"):  # placed on the bars' axis: its share, then pixels on
+            at = 340 * float(x.removesuffix("%")) / 100 + float(text.get("dx"))
+            width = {"middle": 3.5, None: 7}[text.get("text-anchor")] * longest
+        else:
+            at, width = float(x), 7 * longest
+        assert at + width <= 340 + 1, text.itertext()
+    assert left + 340 * span / 100 <= 340 - Bars.RIGHT + 0.5
     # Each name is on its own line above its bar: no text shares a bar's rows.
-    tops = [seg[1] for rects in _segments(narrow) for seg in rects]
-    names = {float(t.get("y")) for t in narrow.iter(f"{SVG}text") if t.get("x") == "8"}
+    tops = [seg[1] for rects in _segments(svg) for seg in rects]
+    names = {float(t.get("y")) for t in svg.findall(f"{SVG}text") if t.get("x") == "8"}
     assert all(not (top <= y <= top + 13) for top in tops for y in names)
     css = (ROOT / "tools" / "plugin" / "static" / "course.css").read_text("utf-8")
-    phone = "@media screen and (max-width: 44.9375em) {\n  .benchmark-svg.bm-wide {\n"
-    assert phone + "    display: none;" in css
-    assert "@media not screen and (max-width: 44.9375em) {\n  .benchmark-svg.bm-narrow {" in css
-
-
-def test_the_bar_canvas_grows_with_its_rows_and_has_the_other_plots_width():
-    assert Bars(1.0, 14).height > Bars(1.0, 7).height
-    (svg,) = svgs(render(ROOT, "plot-breakdown"))
-    (other, *_) = svgs(render(ROOT, "plot-memory"))
-    assert svg.get("width") == other.get("width")
+    assert ".benchmark-svg svg * {\n  vector-effect: non-scaling-stroke;" in css
 
 
 # --- statements about time --------------------------------------------------------------------

@@ -48,6 +48,10 @@ def test_page_only_assets_are_exactly_on_the_pages_with_their_elements(built_sit
     assert later == [course, "assets/planner.js", index, store, "assets/review/inline.js"]
     styles, later, _ = loads(built_site, LESSON)
     assert "assets/planner.css" not in styles
+    assert "assets/quiz.css" not in styles  # its quiz is on the lesson's last page
+    assert (
+        "assets/quiz.css" in loads(built_site, "lessons/02-part-3-measuring-and-choosing.html")[0]
+    )
     assert later == [*assets.AFTER_PAINT, "assets/review/inline.js"]
     for page in PLAIN_PAGES:
         styles, later, _ = loads(built_site, page)
@@ -120,6 +124,15 @@ def test_split_takes_page_only_entries_out_and_of_picks_them_by_element():
         "course_styles": [],  # grading's buttons are styled in course.css
         "course_scripts": [*every, "assets/review/inline.js"],
     }
+    quiz = '<section class="quiz"><fieldset class="quiz-question"></fieldset></section>'
+    assert page_assets.of(quiz) == {
+        "course_styles": [],  # this site does not list quiz.css
+        "course_scripts": [*every, "assets/review/inline.js"],
+    }
+    assert assets.split(["assets/course.css", "assets/quiz.css"], []).of(quiz)["course_styles"] == [
+        "assets/quiz.css"
+    ]
+    assert assets.split(["assets/quiz.css"], []).of(card)["course_styles"] == []
     planner = '<form class="planner"></form>'
     assert page_assets.of(planner) == {
         "course_styles": ["assets/planner.css"],
@@ -173,7 +186,7 @@ def test_the_plugin_puts_its_files_before_the_courses_own_and_keeps_one_it_lists
     assets.add_to_config(config, PLANNER_FILES)
     # the course's benchmark assets after the engine's own files, before the Review page's
     assert config.extra_css == [
-        "assets/course.css", "assets/planner.css", "extra.css"
+        "assets/course.css", "assets/quiz.css", "assets/planner.css", "extra.css"
     ]  # fmt: skip
     scripts = [str(entry) for entry in config.extra_javascript]
     assert scripts == [
@@ -183,7 +196,7 @@ def test_the_plugin_puts_its_files_before_the_courses_own_and_keeps_one_it_lists
     # a course without a Review page gets no review scripts (nor their files)
     bare = SimpleNamespace(extra_css=[], extra_javascript=[], docs_dir=str(ROOT / "snippets"))
     assets.add_to_config(bare, PLANNER_FILES)
-    assert bare.extra_css == ["assets/course.css", "assets/planner.css"]
+    assert bare.extra_css == [*assets.STYLES, "assets/planner.css"]
     assert not any("/review/" in str(entry) for entry in bare.extra_javascript)
     # a course that declares no assets gets only the engine's
     none = SimpleNamespace(extra_css=[], extra_javascript=[], docs_dir=str(ROOT / "docs"))

@@ -225,24 +225,21 @@ def _plot_breakdown(result: Results) -> str:
     ok = [r for run in runs for r in run["rows"] if r["status"] == "ok"]
     peak = max((r["step_peak_bytes"] for r in ok), default=1)
     unit, scale = byte_unit(peak)
-    bars = Bars(peak / scale, sum(1 + len(run["rows"]) for run in runs))
+    bars = Bars(peak / scale)
     bars.axis(f"Whole-step peak ({unit})")
     bars.legend([(cls, name) for _, name, cls in _TERMS])
     device = result.device["name"]
     label = [f"Stacked bar chart of the whole-step peak per strategy on {device}."]
-    line = 0
     for run in runs:
         what = describe_run(run["config"])
-        bars.heading(line, f"{run_kind(run['config'])}, {run['config']['layers']} blocks")
-        line += 1
+        bars.heading(f"{run_kind(run['config'])}, {run['config']['layers']} blocks")
         for row in run["rows"]:
             if row["status"] == "ok":
                 values = [run["state"][k] if k else row["peak_bytes"] for k, _, _ in _TERMS]
                 segments = [(cls, v / scale) for (_, _, cls), v in zip(_TERMS, values, strict=True)]
-                bars.bar(line, _bar_name(row), segments, fmt_bytes(row["step_peak_bytes"]))
+                bars.bar(_bar_name(row), segments, fmt_bytes(row["step_peak_bytes"]))
             else:
-                bars.note(line, _bar_name(row), "OOM: ran out of memory")
-            line += 1
+                bars.note(_bar_name(row), "OOM: ran out of memory")
         label.append(_breakdown_summary(run, what))
     caption = (
         f"What the whole training step holds on {esc(device)}, per run and strategy. Each bar is "

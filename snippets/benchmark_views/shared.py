@@ -53,7 +53,7 @@ _VERDICTS = {"above": "above it", "below": "below it", "within": "within the spr
 
 def _cell_row(label: str, *cells: str) -> str:
     """A table row: a header cell (trusted markup) and its value cells."""
-    tds = "".join(f'<td class="num">{cell}</td>' for cell in cells)
+    tds = "".join(f"<td>{cell}</td>" for cell in cells)
     return f'<tr><th scope="row">{label}</th>{tds}</tr>'
 
 

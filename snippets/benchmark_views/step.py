@@ -101,14 +101,14 @@ def _step_table(result: Results, run: dict[str, Any]) -> str:
             timing += f"{len(row['step_times_s'])} rounds)</small>"
         lines.append(
             f'<tr><th scope="row">{label}</th>'
-            f'<td class="num">{fmt_bytes(row["peak_bytes"])} <small>model '
+            f"<td>{fmt_bytes(row['peak_bytes'])} <small>model "
             f"{fmt_bytes(row['predicted_peak_bytes'])}, "
             f"{'—' if act is None else f'× {act:.2f}'}</small></td>"
-            f'<td class="num">{fmt_bytes(row["step_peak_bytes"])}'
+            f"<td>{fmt_bytes(row['step_peak_bytes'])}"
             f" <small>{'—' if ratio is None else f'× {ratio:.2f}'}</small></td>"
-            f'<td class="num">{fmt_bytes(row["predicted_step_peak_bytes"])}</td>'
-            f'<td class="num">{"—" if share is None else f"{share:.0%}"}</td>'
-            f'<td class="num">{timing}</td></tr>'
+            f"<td>{fmt_bytes(row['predicted_step_peak_bytes'])}</td>"
+            f"<td>{'—' if share is None else f'{share:.0%}'}</td>"
+            f"<td>{timing}</td></tr>"
         )
     lines += ["</tbody>", "</table>"]
     return "\n".join(lines)

@@ -45,7 +45,7 @@ def view_summary(results: list[Results]) -> str:
         "<tbody>",
     ]
     for i, label in enumerate(_SUMMARY_QUANTITIES):
-        cells = "".join(f'<td class="num">{col[i]}</td>' for col in columns)
+        cells = "".join(f"<td>{col[i]}</td>" for col in columns)
         lines.append(f'<tr><th scope="row">{esc(label)}</th>{cells}</tr>')
     lines += ["</tbody>", "</table>"]
     lines += [_provenance_line(r) for r in results]

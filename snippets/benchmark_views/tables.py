@@ -85,11 +85,10 @@ def _table_row(row: dict[str, Any], none: dict[str, Any] | None) -> str:
     strategy = esc(strategy_name(row))
     if parameter != "—":
         strategy += f" <small>{esc(parameter)}</small>"
-    cells = [f'<th scope="row">{strategy}</th>', f'<td class="num">{fmt_bytes(predicted)}</td>']
+    cells = [f'<th scope="row">{strategy}</th>', f"<td>{fmt_bytes(predicted)}</td>"]
     if row["status"] == "oom":
         cells.append(
-            '<td class="num benchmark-oom" colspan="5">'
-            "<strong>OOM</strong>: ran out of memory (a result, not a crash)</td>"
+            '<td colspan="5"><strong>OOM</strong>: ran out of memory (a result, not a crash)</td>'
         )
         return '<tr class="benchmark-oom">' + "".join(cells) + "</tr>"
     ratio = _ratio(row["peak_bytes"], predicted)
@@ -100,10 +99,10 @@ def _table_row(row: dict[str, Any], none: dict[str, Any] | None) -> str:
         " <small>on the host</small>" if row["saved_on"] == "host" else ""
     )
     cells += [
-        f'<td class="num">{measured}</td>',
-        f'<td class="num">{saved}</td>',
-        f'<td class="num">{fmt_time(row["step_time_s"])}</td>',
-        f'<td class="num">{_overhead_text(row, none, in_table=True)}</td>',
+        f"<td>{measured}</td>",
+        f"<td>{saved}</td>",
+        f"<td>{fmt_time(row['step_time_s'])}</td>",
+        f"<td>{_overhead_text(row, none, in_table=True)}</td>",
         f"<td>{_grads_text(row)}</td>",
     ]
     return "<tr>" + "".join(cells) + "</tr>"

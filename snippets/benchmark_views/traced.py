@@ -171,7 +171,7 @@ def view_traced_fsdp(results: list[Results]) -> str:
             cell = fmt_bytes(sum(row[k] for k in keys))
             if model_key:
                 cell += f" <small>model {fmt_bytes(fsdp_model(row)[model_key])}</small>"
-            cells.append(f'<td class="num">{cell}</td>')
+            cells.append(f"<td>{cell}</td>")
         lines.append(f'<tr><th scope="row">{esc(label)}</th>{"".join(cells)}</tr>')
     lines += ["</tbody>", "</table>"]
     for row in runs:
@@ -235,12 +235,12 @@ def _run_table(run: dict[str, Any], title: str) -> list[str]:
     for row in run["rows"]:
         lines.append(
             f'<tr><th scope="row">{_label(row)}</th>'
-            f'<td class="num">{fmt_bytes(row["peak_bytes"])}</td>'
-            f'<td class="num">{fmt_bytes(row["predicted_peak_bytes"])} <small>'
+            f"<td>{fmt_bytes(row['peak_bytes'])}</td>"
+            f"<td>{fmt_bytes(row['predicted_peak_bytes'])} <small>"
             f"{_ratio(row['peak_bytes'], row['predicted_peak_bytes'])}</small>"
             f"{gap_note(run['config'], row, row['peak_bytes'])}</td>"
-            f'<td class="num">{fmt_bytes(row["step_peak_bytes"])}</td>'
-            f'<td class="num">{fmt_bytes(row["predicted_step_peak_bytes"])} <small>'
+            f"<td>{fmt_bytes(row['step_peak_bytes'])}</td>"
+            f"<td>{fmt_bytes(row['predicted_step_peak_bytes'])} <small>"
             f"{_ratio(row['step_peak_bytes'], row['predicted_step_peak_bytes'])}</small></td></tr>"
         )
     lines += ["</tbody>", "</table>"]
@@ -304,14 +304,14 @@ def _check_table(run: dict[str, Any], reference: dict[str, Any], measured: Resul
             continue
         lines.append(
             f'<tr><th scope="row">{_label(row)}</th>'
-            f'<td class="num">{fmt_bytes(row["peak_bytes"])}</td>'
-            f'<td class="num">{fmt_bytes(got["peak_bytes"])} <small>'
+            f"<td>{fmt_bytes(row['peak_bytes'])}</td>"
+            f"<td>{fmt_bytes(got['peak_bytes'])} <small>"
             f"{_ratio(got['peak_bytes'], row['peak_bytes'])}</small></td>"
-            f'<td class="num">{fmt_bytes(row["predicted_peak_bytes"])} <small>'
+            f"<td>{fmt_bytes(row['predicted_peak_bytes'])} <small>"
             f"{_ratio(row['peak_bytes'], row['predicted_peak_bytes'])}</small>"
             f"{gap_note(reference['config'], row, row['peak_bytes'])}</td>"
-            f'<td class="num">{fmt_bytes(row["step_peak_bytes"])}</td>'
-            f'<td class="num">{fmt_bytes(got["step_peak_bytes"])} <small>'
+            f"<td>{fmt_bytes(row['step_peak_bytes'])}</td>"
+            f"<td>{fmt_bytes(got['step_peak_bytes'])} <small>"
             f"{_ratio(got['step_peak_bytes'], row['step_peak_bytes'])}</small></td></tr>"
         )
     lines += ["</tbody>", "</table>"]

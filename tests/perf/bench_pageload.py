@@ -43,9 +43,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: its loca
 from bench_scale import (
     PLAIN_CONFIG,
     ROOT,
+    Engine,
     branch_point,
     git,
     load_average,
+    loaded_engine,
     old_engine,
     run,
     write_plain_config,
@@ -97,7 +99,10 @@ def build_sites(tmp: Path, old: str) -> dict[str, Path]:
         print(f"old engine: {ref} ({git(ROOT, 'rev-parse', '--short', ref).strip()})")
         try:
             sites["old"] = tmp / "old"
-            run([*ours, str(sites["old"])], cwd=engine)
+            # Its own engine, not this checkout's: the installed package is this checkout's.
+            old = Engine("old", engine, engine)
+            loaded_engine(old)
+            run([*ours, str(sites["old"])], cwd=engine, env=old.env)
         finally:
             git(ROOT, "worktree", "remove", "--force", str(engine))
     return sites

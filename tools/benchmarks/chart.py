@@ -21,9 +21,8 @@ from .formatting import esc
 
 # The canvas: the text column's width at 12 px text.
 _W, _H = 680, 400
-# The canvas's classes (colours, strokes, the layouts of a figure drawn twice) are styled by the
-# site's stylesheet, once a page (``tools/plugin/static/course.css``, "Charts"), not by a copy in
-# every figure.
+# The canvas's classes (colours, strokes) are styled by the site's stylesheet, once a page
+# (``tools/plugin/static/course.css``, "Charts"), not by a copy in every figure.
 # The margins around the plot area that hold ticks, axis titles and the legend.
 _LEFT, _RIGHT, _TOP, _BOTTOM = 72, 20, 44, 56
 _CHAR_WIDTH = 7.0  # rough width of one character of 12px sans-serif, for laying out text
@@ -228,158 +227,122 @@ class Chart:
 
 
 class Bars:
-    """Horizontal bars from zero, one row each, every bar a stack of coloured segments in the
-    order the legend names them (so the order is a cue besides the colour); the canvas grows
-    with the rows instead of squeezing them.
+    """Horizontal bars from zero, every bar a stack of coloured segments in the order the legend
+    names them (so the order is a cue besides the colour), each name on its own line above its
+    bar and the bar's figure after it; the canvas grows with the rows instead of squeezing them.
 
-    The figure is drawn twice: wide, names left of the bars, and stacked (:class:`_Stacked`),
-    each name above its bar on a canvas as narrow as a phone's column, so its text keeps its
-    size there; the page shows one of them by its width (the site's stylesheet)."""
+    One drawing serves every width. Its text is placed in pixels on a canvas with no viewBox, so
+    it keeps its 12 px on a phone as on a desktop; its bars, grid and ticks are placed in
+    percentages of the canvas's width (the segments and lines in a nested canvas stretched
+    sideways only), so the bars fill whatever column they are in. What cannot stretch, the
+    legend's lines and a long heading's, is laid out for the narrowest column,
+    :data:`MIN_WIDTH`. The page then holds, parses and lays out the figure once, not a wide and a
+    stacked drawing of which it shows one."""
 
-    LEFT, RIGHT, TOP, ROW, BOTTOM = 160, 76, 40, 20, 46
+    MIN_WIDTH, LEFT, RIGHT, LINE, BOTTOM = 340, 8, 64, 18, 46
+    # The bars' share of the canvas's width: all of it at MIN_WIDTH but the left margin and the
+    # room after the longest bar for its figure.
+    SPAN = 100 * (MIN_WIDTH - LEFT - RIGHT) / MIN_WIDTH
+    UNITS = 1000  # the nested canvas's width in its own units: the bars' positions, to 0.1 unit
 
-    def __init__(self, maximum: float, rows: int) -> None:
+    def __init__(self, maximum: float) -> None:
         self.xt = _ticks(0, maximum)
-        self.height = self.TOP + rows * self.ROW + self.BOTTOM
         self.parts: list[str] = []
         self.segments = _Segments()
-        self.stacked = _Stacked(self.xt)
-
-    def x(self, v: float) -> float:
-        """Pixel position of data value ``v`` on the axis."""
-        return self.LEFT + v / self.xt[-1] * (_W - self.LEFT - self.RIGHT)
-
-    def _middle(self, row: int) -> float:
-        return self.TOP + (row + 0.5) * self.ROW
-
-    def bar(self, row: int, name: str, segments: list[tuple[str, float]], end: str) -> None:
-        """Row ``row``: its name left of the axis, ``(colour class, value)`` segments stacked
-        left to right, and ``end`` written after the bar."""
-        y = self._middle(row)
-        self.stacked.bar(name, segments, end)
-        self.parts.append(_text(self.LEFT - 8, y + 4, name, "end"))
-        end_x = self.segments.bar(segments, self.x, y - 7)
-        self.parts.append(_text(end_x + 6, y + 4, end))
-
-    def heading(self, row: int, text: str) -> None:
-        """Row ``row`` names the group of bars under it, from the left edge."""
-        y = self._middle(row) + 4
-        self.stacked.heading(text)
-        self.parts.append(_bold(8, y, text))
-
-    def note(self, row: int, name: str, text: str) -> None:
-        """Row ``row`` without a bar (a configuration that ran out of memory): its name, a text."""
-        y = self._middle(row)
-        self.stacked.note(name, text)
-        self.parts += [_text(self.LEFT - 8, y + 4, name, "end"), _text(self.LEFT + 6, y + 4, text)]
-
-    def axis(self, title: str) -> None:
-        """Grid lines and ticks under the bars, the axis and its title."""
-        self.stacked.title = title
-        bottom = self.height - self.BOTTOM
-        for v in self.xt:
-            x = self.x(v)
-            self.parts.append(
-                f'<line class="bm-grid" x1="{x:.1f}" x2="{x:.1f}" y1="{self.TOP}" y2="{bottom}"/>'
-            )
-            self.parts.append(_text(x, bottom + 18, _num(v), "middle"))
-        self.parts.append(
-            f'<line class="bm-axis" x1="{self.LEFT}" x2="{_W - self.RIGHT}" y1="{bottom}" '
-            f'y2="{bottom}"/>'
-        )
-        self.parts.append(
-            _text((self.LEFT + _W - self.RIGHT) / 2, self.height - 8, title, "middle")
-        )
-
-    def legend(self, items: list[tuple[str, str]]) -> None:
-        """(colour class, text) entries in one row above the bars, in stacking order."""
-        self.stacked.legend = items
-        x: float = self.LEFT
-        for cls, content in items:
-            self.parts += _swatch(cls, content, x, 12)
-            x += 32 + _CHAR_WIDTH * len(content)
-
-    def svg(self, label: str, title: str) -> str:
-        """The finished chart, wide and stacked; ``label`` is its aria-label, what a sighted
-        reader sees in it."""
-        parts = self.parts + self.segments.paths()
-        wide = _svg(self.height, label, title, parts, layout="bm-wide")
-        return wide + "\n" + self.stacked.svg(label, title)
-
-
-class _Stacked:
-    """:class:`Bars` on a phone's column: the legend wrapped into lines, each name on its own
-    line with its bar and figure under it, the axis below. Drawn at 1:1 on a canvas that fits a
-    390 px screen's column, so its text stays at its 12 px."""
-
-    WIDTH, LEFT, RIGHT, LINE, BOTTOM = 340, 8, 64, 18, 46
-
-    def __init__(self, ticks: list[float]) -> None:
-        self.xt = ticks
-        self.rows: list[tuple[str, ...] | tuple[str, str, list[tuple[str, float]], str]] = []
-        self.legend: list[tuple[str, str]] = []
         self.title = ""
+        self.top = self.y = 0.0  # where the bars start (under the legend); the next row's top
+
+    def _units(self, v: float) -> float:
+        """Data value ``v`` on the nested canvas's axis."""
+        return v / self.xt[-1] * self.UNITS
+
+    def _at_value(self, v: float, dx: float, anchor: str | None = None) -> str:
+        """A text's x for data value ``v``: its percentage of the canvas, then ``dx`` pixels on
+        from the left margin."""
+        align = f' text-anchor="{anchor}"' if anchor else ""
+        return f'x="{v / self.xt[-1] * self.SPAN:.2f}%" dx="{_at(self.LEFT + dx)}"{align}'
 
     def heading(self, text: str) -> None:
-        self.rows.append(("heading", text))
+        """A line that names the group of bars under it, wrapped at word breaks (bold text is
+        wider)."""
+        lines = textwrap.wrap(text, int((self.MIN_WIDTH - 2 * self.LEFT) / 7.5))
+        spans = "".join(
+            f'<tspan x="{self.LEFT}" dy="{0 if i == 0 else self.LINE}">{esc(line)}</tspan>'
+            for i, line in enumerate(lines)
+        )
+        self.parts.append(f'<text y="{_at(self.y + 14)}" font-weight="bold">{spans}</text>')
+        self.y += self.LINE * len(lines) + 4
 
     def bar(self, name: str, segments: list[tuple[str, float]], end: str) -> None:
-        self.rows.append(("bar", name, segments, end))
+        """A bar: its name, then ``(colour class, value)`` segments stacked left to right, and
+        ``end`` written after the bar."""
+        self.parts.append(_text(self.LEFT, self.y + 12, name))
+        self.segments.bar(segments, self._units, self.y + 17)
+        total = sum(value for _, value in segments)
+        self.parts.append(
+            f'<text {self._at_value(total, 6)} y="{_at(self.y + 28)}">{esc(end)}</text>'
+        )
+        self.y += 2 * self.LINE + 2
 
     def note(self, name: str, text: str) -> None:
-        self.rows.append(("note", name, text))
+        """A row without a bar (a configuration that ran out of memory): its name, a text."""
+        self.parts += [
+            _text(self.LEFT, self.y + 12, name),
+            _text(self.LEFT, self.y + 12 + self.LINE, text),
+        ]
+        self.y += 2 * self.LINE + 2
 
-    def x(self, v: float) -> float:
-        return self.LEFT + v / self.xt[-1] * (self.WIDTH - self.LEFT - self.RIGHT)
+    def axis(self, title: str) -> None:
+        """The axis's title, written under its ticks once the rows are drawn."""
+        self.title = title
 
-    def _legend(self, parts: list[str]) -> float:
-        """The legend's entries, wrapped at the canvas's edge; returns the height it takes."""
+    def legend(self, items: list[tuple[str, str]]) -> None:
+        """(colour class, text) entries above the bars, in stacking order, wrapped at the
+        narrowest canvas's edge; drawn first, the rows go under it."""
         x, y = float(self.LEFT), 12.0
-        for cls, content in self.legend:
+        for cls, content in items:
             width = 32 + _CHAR_WIDTH * len(content)
-            if x > self.LEFT and x + width - 12 > self.WIDTH:
+            if x > self.LEFT and x + width - 12 > self.MIN_WIDTH:
                 x, y = float(self.LEFT), y + self.LINE
-            parts += _swatch(cls, content, x, y)
+            self.parts += _swatch(cls, content, x, y)
             x += width
-        return y + self.LINE + 8
+        self.top = self.y = y + self.LINE + 8
 
     def svg(self, label: str, title: str) -> str:
-        parts: list[str] = []
-        segments = _Segments()
-        y = self._legend(parts)
-        for row in self.rows:
-            if row[0] == "heading":  # wrapped at word breaks: bold text is wider
-                lines = textwrap.wrap(row[1], int((self.WIDTH - 2 * self.LEFT) / 7.5))
-                spans = "".join(
-                    f'<tspan x="{self.LEFT}" dy="{0 if i == 0 else self.LINE}">{esc(line)}</tspan>'
-                    for i, line in enumerate(lines)
-                )
-                parts.append(f'<text y="{_at(y + 14)}" font-weight="bold">{spans}</text>')
-                y += self.LINE * len(lines) + 4
-                continue
-            parts.append(_text(self.LEFT, y + 12, row[1]))
-            if row[0] == "note":
-                parts.append(_text(self.LEFT, y + 12 + self.LINE, row[2]))
-            else:
-                end_x = segments.bar(row[2], self.x, y + 17)
-                parts.append(_text(end_x + 6, y + 28, row[3]))
-            y += 2 * self.LINE + 2
-        top, bottom = self._legend([]), y + 4
-        for v in self.xt:
-            x = self.x(v)
-            parts.append(
-                f'<line class="bm-grid" x1="{x:.1f}" x2="{x:.1f}" '
-                f'y1="{top:.1f}" y2="{bottom:.1f}"/>'
-            )
-            parts.append(_text(x, bottom + 18, _num(v), "middle"))
-        parts.append(
-            f'<line class="bm-axis" x1="{self.LEFT}" x2="{self.x(self.xt[-1]):.1f}" '
-            f'y1="{bottom:.1f}" y2="{bottom:.1f}"/>'
-        )
+        """The finished chart; ``label`` is its aria-label, what a sighted reader sees in it."""
+        top, bottom = self.top, self.y + 4
         height = round(bottom + self.BOTTOM)
-        parts.append(_text(self.WIDTH / 2, height - 8, self.title, "middle"))
-        parts += segments.paths()
-        return _svg(height, label, title, parts, layout="bm-narrow", width=self.WIDTH)
+        lines = [
+            f'<line class="bm-grid" x1="{self._units(v):.1f}" x2="{self._units(v):.1f}" '
+            f'y1="{top:.1f}" y2="{bottom:.1f}"/>'
+            for v in self.xt
+        ]
+        lines.append(
+            f'<line class="bm-axis" x1="0" x2="{self.UNITS}" y1="{bottom:.1f}" y2="{bottom:.1f}"/>'
+        )
+        ticks = [
+            f'<text {self._at_value(v, 0, "middle")} y="{_at(bottom + 18)}">{_num(v)}</text>'
+            for v in self.xt
+        ]
+        axis_title = (
+            f'<text {self._at_value(self.xt[-1] / 2, 0, "middle")} y="{height - 8}">'
+            f"{esc(self.title)}</text>"
+        )
+        # Stretched sideways only: its lines and the segments' edges keep their pixel width.
+        bars = (
+            f'<svg x="{self.LEFT}" width="{self.SPAN:.2f}%" height="{height}" '
+            f'viewBox="0 0 {self.UNITS} {height}" preserveAspectRatio="none">'
+            + "".join(lines + self.segments.paths())
+            + "</svg>"
+        )
+        return (
+            f'<svg xmlns="http://www.w3.org/2000/svg" width="100%" height="{height}" role="img" '
+            f'aria-label="{esc(label)}" class="benchmark-svg" '
+            'style="font:12px sans-serif;fill:currentColor">'
+            f"<title>{esc(title)}</title>"
+            + "".join([*self.parts, *ticks, axis_title, bars])
+            + "</svg>"
+        )
 
 
 class _Segments:
@@ -417,26 +380,17 @@ def _swatch(cls: str, content: str, x: float, y: float) -> list[str]:
     ]
 
 
-def _bold(x: float, y: float, content: str) -> str:
-    return f'<text x="{_at(x)}" y="{_at(y)}" font-weight="bold">{esc(content)}</text>'
-
-
 def _text(x: float, y: float, content: str, anchor: str | None = None) -> str:
     align = f' text-anchor="{anchor}"' if anchor else ""
     return f'<text x="{_at(x)}" y="{_at(y)}"{align}>{esc(content)}</text>'
 
 
-def _svg(
-    height: int, label: str, title: str, parts: list[str], *, layout: str = "", width: int = _W
-) -> str:
-    """An inline SVG of ``width`` (the page's) and ``height``: scales down, never overflows its
-    column; text and lines follow the page's colour, light or dark. ``layout`` names the
-    variant of a figure drawn twice (``bm-wide``, ``bm-narrow``), which the site's stylesheet
-    shows by the page's width."""
-    cls = f"benchmark-svg {layout}".strip()
+def _svg(height: int, label: str, title: str, parts: list[str]) -> str:
+    """An inline SVG of the page's width and ``height``: scales down, never overflows its column;
+    text and lines follow the page's colour, light or dark."""
     return (
-        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" width="{width}" '
-        f'height="{height}" role="img" aria-label="{esc(label)}" class="{cls}" '
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {_W} {height}" width="{_W}" '
+        f'height="{height}" role="img" aria-label="{esc(label)}" class="benchmark-svg" '
         'style="max-width:100%;height:auto;font:12px sans-serif;fill:currentColor">'
         f"<title>{esc(title)}</title>" + "".join(parts) + "</svg>"
     )

@@ -16,20 +16,22 @@ A course's benchmark views may need files of their own in the browser: the cours
 it drives, and the plugin serves each at ``assets/`` plus its file name and lists it between the
 engine's own files and the Review page's.
 
-MkDocs would put each on every page, and its script tags run before the first paint. The
-course's scripts are not needed for it (the pages work without them: answers are native
-``<details>``), so only ``startup.js`` is one of MkDocs' script tags (deferred). The others
-start after the first paint: :data:`AFTER_PAINT` on every page, and those that drive one kind of
-element only (a course's benchmark assets, grading in lessons: :data:`PAGE_ONLY`, each with the
-CSS selector of what it drives) on the pages whose content holds their elements. The hook takes
-them and the course's page-only stylesheets out of MkDocs' lists (:func:`split`) and gives each
-page the ones it uses (:meth:`PageAssets.of`). ``overrides/main.html`` puts them in the page's
-``<head>``: a stylesheet as a ``<link rel="stylesheet">``, the scripts as one data block (a
-JSON list of site paths) that ``startup.js`` reads once the page has been painted, when it adds
-each script not yet started, in order. Material's instant navigation swaps the head along with
-the page, but would not run a script tag it moves there; a preload link would fetch during the
-first paint. No script of them blocks the first paint or shares the network with it; a page-only
-stylesheet blocks only the pages whose elements it styles.
+MkDocs would put each on every page, and its script tags run before the first paint. The course's
+scripts are not needed for it (the pages work without them: answers are native ``<details>``), so
+only ``startup.js`` is one of MkDocs' script tags (deferred). The others start after the first
+paint: :data:`AFTER_PAINT` on every page, and those that drive one kind of element only (a course's
+benchmark assets, grading in lessons: :data:`PAGE_ONLY`, each with the CSS selector of what it
+drives) on the pages whose content holds their elements. Stylesheets block the first paint, so
+those that style one kind of element only are page-only too: the quizzes' (:data:`PAGE_ONLY`),
+whose rules most pages would otherwise wait for without a quiz to show, and a course's benchmark
+assets. The hook takes them out of MkDocs' lists (:func:`split`) and gives each page the ones it
+uses (:meth:`PageAssets.of`). ``overrides/main.html`` puts them in the page's ``<head>``: a
+stylesheet as a ``<link rel="stylesheet">``, the scripts as one data block (a JSON list of site
+paths) that ``startup.js`` reads once the page has been painted, when it adds each script not yet
+started, in order. Material's instant navigation swaps the head along with the page, but would not
+run a script tag it moves there; a preload link would fetch during the first paint. No script of
+them blocks the first paint or shares the network with it; a page-only stylesheet blocks only the
+pages whose elements it styles.
 """
 
 from __future__ import annotations
@@ -49,7 +51,7 @@ from .review import REVIEW_PAGE
 
 SITE_FOLDER = "assets"
 # The engine's stylesheets and scripts, in the order pages load them (site paths).
-STYLES = ("assets/course.css",)
+STYLES = ("assets/course.css", "assets/quiz.css")
 SCRIPTS = (
     "assets/startup.js",  # first: the others start through it
     "assets/course.js",
@@ -63,8 +65,9 @@ REVIEW_FOLDERS = ("review", "vendor")
 
 # The engine's scripts that every page starts after its first paint (startup.js adds them).
 AFTER_PAINT = ("assets/course.js", "assets/review/index.js", "assets/review/store.js")
-# A site path as mkdocs.yml names it -> what it drives, as a CSS selector.
+# A site path as mkdocs.yml names it -> what it drives (or styles), as a CSS selector.
 PAGE_ONLY = {
+    "assets/quiz.css": "section.quiz",
     "assets/review/inline.js": "details.flashcard, fieldset.quiz-question",
 }
 

@@ -12,7 +12,7 @@ A benchmark embed is found by its captions and its tables' row and column header
 figures: :func:`without_figures` marks for the plugin to skip the figures' cells, each header
 cell that repeats one of an earlier table of the same embed (its tables share their strategies
 and columns), and its charts, whose labels and figures the plugin would read from the SVG's
-text, twice for a chart drawn in a wide and a narrow layout. The figures change with every
+text. The figures change with every
 measurement, and the plugin runs neighbouring cells and labels together ("46.0 GiB46.0 GiB"),
 so a search for one rarely found it; they and the repeats were much of the index's weight.
 Material takes the marks out of the page once it has indexed it.

@@ -22,6 +22,11 @@ HOME = "index.html"
 LESSON = "lessons/02-part-3-measuring-and-choosing.html"  # Lesson 2's quiz and planner
 STORAGE_KEY = "course-review:v1"
 T0 = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)
+# The header's badge is drawn after the page's next frame (store.js). Under a fixed time
+# (``clock.set_fixed_time``) Playwright's own clock runs the page's frames and timers, later than
+# the browser would after a navigation, the more so on a loaded machine: in full runs the badge
+# of the heaviest lesson has come after expect's default 5 s. A badge that never comes still fails.
+BADGE_WAIT_MS = 20_000
 ASSETS = STATIC  # the plugin's files, served as assets/
 NASTALIQ = "Noto Nastaliq Urdu"
 
@@ -83,7 +88,7 @@ def counts(page) -> str:
 
 def badge_count(page) -> int:
     badge = page.locator(".course-review-badge")
-    expect()(badge).to_have_attribute("data-due", re.compile(r"^\d+$"))
+    expect()(badge).to_have_attribute("data-due", re.compile(r"^\d+$"), timeout=BADGE_WAIT_MS)
     return int(badge.get_attribute("data-due"))
 
 
@@ -743,7 +748,7 @@ def test_every_page_shows_the_due_count_in_its_header(open_site):
         page = watched.goto(path)
         badge = page.locator(".md-header .course-review-badge")
         expect()(badge).to_have_attribute(
-            "aria-label", re.compile(r"^Review, 0 due, [1-9]\d* new$")
+            "aria-label", re.compile(r"^Review, 0 due, [1-9]\d* new$"), timeout=BADGE_WAIT_MS
         )
         assert badge.get_attribute("href").endswith("/" + REVIEW)
     page = watched.goto(REVIEW)

@@ -1,11 +1,16 @@
 """Bad input fails the build with a message naming the file, and never loses what was built.
 
 Each test copies the course into a temporary folder, breaks one thing, runs the real CLI there
-and checks both the message and that the previously built ``site/`` survived.
+and checks both the message and that the previously built ``site/`` survived. ``check``, which
+writes nothing, may run in the test's own process (:func:`run_check`); ``deck`` and ``build``
+run as the processes a maintainer starts.
 """
 
 from __future__ import annotations
 
+import contextlib
+import gc
+import io
 import os
 import signal
 import subprocess
@@ -41,9 +46,32 @@ def run_cli(
 
 
 def _env() -> dict[str, str]:
-    import os
-
     return {k: v for k, v in os.environ.items() if k != "COURSE_STRICT_RESULTS"}
+
+
+def run_check(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """``python -m mkdocs_course.cli check ARGS`` run in ``root`` as :func:`run_cli` runs it,
+    but in this process: the same function, settings and output, without starting Python and
+    importing the engine again for each of the dozens of courses the tests check. What the
+    command changes of the process (its folder, environment, collector settings) is put back."""
+    from mkdocs_course import cli
+
+    out, err = io.StringIO(), io.StringIO()
+    environ, threshold = dict(os.environ), gc.get_threshold()
+    try:
+        os.environ.clear()
+        os.environ.update({**_env(), "SOURCE_DATE_EPOCH": "1767225600"})
+        with (
+            contextlib.chdir(root),
+            contextlib.redirect_stdout(out),
+            contextlib.redirect_stderr(err),
+        ):
+            code = cli.main(["check", *args])
+    finally:
+        os.environ.clear()
+        os.environ.update(environ)
+        gc.set_threshold(*threshold)
+    return subprocess.CompletedProcess(["check", *args], code, out.getvalue(), err.getvalue())
 
 
 def lesson(root: Path) -> Path:
@@ -152,7 +180,7 @@ def refused(tmp_path_factory: pytest.TempPathFactory) -> Refused:
     (root / "build").mkdir()
     (root / "build" / "deck.apkg").write_bytes(b"previous deck")
     before = snapshot(root)
-    runs = {args: run_cli(root, *args) for args in COMMANDS}
+    runs = {args: (run_check if args == ("check",) else run_cli)(root, *args) for args in COMMANDS}
     return Refused(root, page.relative_to(root).as_posix(), lines, before, runs)
 
 
@@ -177,7 +205,7 @@ def test_refused_items_leave_site_and_deck_identical(refused):
 def test_a_non_utf8_page_is_an_error_naming_it(course_copy):
     page = lesson(course_copy)
     page.write_bytes(page.read_bytes() + "\n\nCafé? ::: oui\n".encode("latin-1"))
-    result = run_cli(course_copy, "check")
+    result = run_check(course_copy)
     assert result.returncode != 0 and "Traceback" not in result.stderr
     assert f"{page.relative_to(course_copy).as_posix()}:" in result.stderr
     assert "not UTF-8" in result.stderr

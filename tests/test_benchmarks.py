@@ -37,6 +37,7 @@ import provenance
 import pytest
 import test_benchmarks_gpu as gpu_run
 import torch
+import torch._dynamo  # torch imports it lazily: here it is in the conftest's gc.freeze()
 from benchmark_files import CPU_FILE, CPU_KIND, REGISTRY, course_root, render
 from mkdocs_course import benchmarks
 from mkdocs_course.buildkit.buildinfo import ROOT

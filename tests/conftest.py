@@ -448,21 +448,24 @@ def open_site(browser: Any, site_url: str, built_site: Path) -> Iterator[SiteOpe
 def _module_opener(browser: Any, site_url: str, built_site: Path) -> Iterator[SiteOpener]:
     opener = SiteOpener(browser, site_url, built_site)
     yield opener
+    problems = opener.problems()  # what came after the last test that used the pages
     opener.close()
+    if problems:
+        pytest.fail("\n".join(problems))
 
 
 @pytest.fixture
 def shared_site(_module_opener: SiteOpener) -> Iterator[SiteOpener]:
     """``open_site`` for pages that the tests of one module share: a page set up through
     ``shared_site.once(key, ...)`` by the first test that asks, closed when the module's tests
-    are done.
-    A test that only reads a page, or several cases that each change a page the same contained
-    way, need not load it again each; a test that needs fresh storage uses ``open_site``.
+    are done. A test that only reads a page, or several cases that each change a page the same
+    contained way, need not load it again each; a test that needs fresh storage uses
+    ``open_site``.
 
-    Each test is checked as with ``open_site``: what its shared pages did while it ran (console
-    errors, requests that left the site) fails it.
+    Each test is checked as with ``open_site``: the console errors and requests that left the
+    site of the shared pages since the last check fail it, and what came after the module's last
+    check fails the module's teardown. Nothing is let go unreported.
     """
-    _module_opener.problems()  # what happened before this test is not this test's
     yield _module_opener
     problems = _module_opener.problems()
     if problems:

@@ -413,7 +413,7 @@ class SiteOpener:
 
     def problems(self) -> list[str]:
         """Console errors and requests that left the site, of every page opened, since this was
-        last asked: each is reported once, by the test during which it happened."""
+        last asked: each is reported once, by the first check after it happened."""
         found = []
         for _, watched in self.opened:
             errors, requests = watched.reported
@@ -477,9 +477,9 @@ def axe_violations(page: Any, context: Any = None) -> list[dict]:
     rule run as ``Axe().run`` runs them.
 
     axe is injected once per document (it stays until the page navigates). Only violations are
-    processed in full (axe's ``resultTypes``): the selectors and details of every node that
-    passes, which these tests never read, are most of what axe does on a long page and of what
-    it hands back, and axe still checks every node of every rule.
+    processed in full (axe's ``resultTypes``): axe still checks every node of every rule, but
+    no longer builds selectors and details for each node that passes, which these tests never
+    read and which on a long page are much of axe's work and nearly all of what it hands back.
     """
     from axe_playwright_python.base import AXE_SCRIPT
 

@@ -326,6 +326,7 @@ class Watched:
     requests: list[Any] = field(default_factory=list)
     local_hosts: set[str] = field(default_factory=lambda: set(LOCAL_HOSTS))
     javascript: bool = True
+    reported: tuple[int, int] = (0, 0)  # console errors and requests already checked
 
     def goto(self, path: str) -> Any:
         self.page.goto(self.base_url + path.lstrip("/"), wait_until="load")
@@ -333,10 +334,11 @@ class Watched:
             scripts_ran(self.page)
         return self.page
 
-    def foreign_requests(self) -> list[str]:
-        """URLs of requests that left the local server (data: and blob: URLs stay in the page)."""
+    def foreign_requests(self, start: int = 0) -> list[str]:
+        """URLs of requests that left the local server (data: and blob: URLs stay in the page),
+        of those from the ``start``-th on."""
         out = []
-        for request in self.requests:
+        for request in self.requests[start:]:
             parts = urlsplit(request.url)
             if parts.scheme in ("data", "blob", "about"):
                 continue
@@ -362,21 +364,29 @@ def _serve_from_disk(site: Path, origin: str) -> Callable[[Any], None]:
     return fulfill
 
 
-@pytest.fixture
-def open_site(browser: Any, site_url: str, built_site: Path) -> Iterator[Callable[..., Watched]]:
-    """Open pages in fresh browser contexts (own storage); each is checked when the test ends.
+class SiteOpener:
+    """Opens pages of the site in fresh browser contexts (own storage) and says what each did.
 
-    Every page a test opens must finish with no console error and no request to another
-    origin: the offline promise is checked on every tested page, not on a chosen one.
     ``origin`` serves the site at another address from disk, inside the browser (no network):
     Material's instant navigation only runs when the page's address matches ``site_url``.
     """
-    opened: list[tuple[Any, Watched]] = []
 
-    def _open(
-        color_scheme: str = "light", origin: str | None = None, javascript: bool = True
+    def __init__(self, browser: Any, site_url: str, built_site: Path) -> None:
+        self.browser, self.site_url, self.built_site = browser, site_url, built_site
+        self.opened: list[tuple[Any, Watched]] = []
+        self._kept: dict[str, Any] = {}
+
+    def once(self, key: str, open_page: Callable[[SiteOpener], Any]) -> Any:
+        """What ``open_page(self)`` gave the first time ``key`` was asked for: a page that the
+        tests sharing this opener set up once."""
+        if key not in self._kept:
+            self._kept[key] = open_page(self)
+        return self._kept[key]
+
+    def __call__(
+        self, color_scheme: str = "light", origin: str | None = None, javascript: bool = True
     ) -> Watched:
-        context = browser.new_context(
+        context = self.browser.new_context(
             viewport={"width": 1280, "height": 900},
             color_scheme=color_scheme,
             locale="en-US",
@@ -384,9 +394,9 @@ def open_site(browser: Any, site_url: str, built_site: Path) -> Iterator[Callabl
             java_script_enabled=javascript,
         )
         page = context.new_page()
-        watched = Watched(page, origin or site_url, javascript=javascript)
+        watched = Watched(page, origin or self.site_url, javascript=javascript)
         if origin:
-            context.route(origin + "**", _serve_from_disk(built_site, origin))
+            context.route(origin + "**", _serve_from_disk(self.built_site, origin))
             watched.local_hosts.add(urlsplit(origin).hostname or "")
         page.on(
             "console",
@@ -398,17 +408,87 @@ def open_site(browser: Any, site_url: str, built_site: Path) -> Iterator[Callabl
         )
         page.on("pageerror", lambda error: watched.console_errors.append(f"{page.url}: {error}"))
         context.on("request", lambda request: watched.requests.append(request))
-        opened.append((context, watched))
+        self.opened.append((context, watched))
         return watched
 
-    yield _open
-    problems = []
-    for context, watched in opened:
-        problems += [f"console error: {line}" for line in watched.console_errors]
-        problems += [f"request left the site: {url}" for url in watched.foreign_requests()]
-        context.close()
+    def problems(self) -> list[str]:
+        """Console errors and requests that left the site, of every page opened, since this was
+        last asked: each is reported once, by the first check after it happened."""
+        found = []
+        for _, watched in self.opened:
+            errors, requests = watched.reported
+            found += [f"console error: {line}" for line in watched.console_errors[errors:]]
+            found += [f"request left the site: {url}" for url in watched.foreign_requests(requests)]
+            watched.reported = (len(watched.console_errors), len(watched.requests))
+        return found
+
+    def close(self) -> None:
+        for context, _ in self.opened:
+            context.close()
+        self.opened.clear()
+        self._kept.clear()
+
+
+@pytest.fixture
+def open_site(browser: Any, site_url: str, built_site: Path) -> Iterator[SiteOpener]:
+    """Open pages in fresh browser contexts (own storage); each is checked when the test ends.
+
+    Every page a test opens must finish with no console error and no request to another
+    origin: the offline promise is checked on every tested page, not on a chosen one.
+    """
+    opener = SiteOpener(browser, site_url, built_site)
+    yield opener
+    problems = opener.problems()
+    opener.close()
     if problems:
         pytest.fail("\n".join(problems))
+
+
+@pytest.fixture(scope="module")
+def _module_opener(browser: Any, site_url: str, built_site: Path) -> Iterator[SiteOpener]:
+    opener = SiteOpener(browser, site_url, built_site)
+    yield opener
+    problems = opener.problems()  # what came after the last test that used the pages
+    opener.close()
+    if problems:
+        pytest.fail("\n".join(problems))
+
+
+@pytest.fixture
+def shared_site(_module_opener: SiteOpener) -> Iterator[SiteOpener]:
+    """``open_site`` for pages that the tests of one module share: a page set up through
+    ``shared_site.once(key, ...)`` by the first test that asks, closed when the module's tests
+    are done. A test that only reads a page, or several cases that each change a page the same
+    contained way, need not load it again each; a test that needs fresh storage uses
+    ``open_site``.
+
+    Each test is checked as with ``open_site``: the console errors and requests that left the
+    site of the shared pages since the last check fail it, and what came after the module's last
+    check fails the module's teardown. Nothing is let go unreported.
+    """
+    yield _module_opener
+    problems = _module_opener.problems()
+    if problems:
+        pytest.fail("\n".join(problems))
+
+
+def axe_violations(page: Any, context: Any = None) -> list[dict]:
+    """axe-core's violations on ``page`` (in ``context``, axe's include/exclude, if given), every
+    rule run as ``Axe().run`` runs them.
+
+    axe is injected once per document (it stays until the page navigates). Only violations are
+    processed in full (axe's ``resultTypes``): axe still checks every node of every rule, but
+    no longer builds selectors and details for each node that passes, which these tests never
+    read and which on a long page are much of axe's work and nearly all of what it hands back.
+    """
+    from axe_playwright_python.base import AXE_SCRIPT
+
+    if not page.evaluate("() => typeof window.axe === 'object' && !!window.axe.run"):
+        page.evaluate(AXE_SCRIPT)
+    return page.evaluate(
+        "([context, options]) => axe.run(context || document, options).then(r => r.violations)",
+        [context, {"resultTypes": ["violations"]}],
+    )
 
 
 @pytest.fixture

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import atexit
 import builtins
+import gc
 import json
 import os
 import runpy
@@ -31,8 +32,11 @@ from importlib.machinery import SourceFileLoader
 from pathlib import Path
 
 # What the snippets import from torch; importing runs no op, so forking afterwards is safe.
+# ``torch._dynamo`` (with sympy) is imported by torch itself on a snippet's first optimizer or
+# profiler: most of that first call's CPU time, in every child that makes one.
 SHARED_IMPORTS = (
     "torch",
+    "torch._dynamo",
     "torch.distributed",
     "torch.multiprocessing",
     "torch.profiler",
@@ -88,6 +92,9 @@ def serve(jobs: Path) -> None:
     spec = json.loads(jobs.read_text("utf-8"))
     for module in SHARED_IMPORTS:
         __import__(module)
+    # What is imported now lives as long as every child: left out of their garbage collections
+    # (the harness runs gc.collect() between strategies), as the test session does.
+    gc.freeze()
     sys.stdout.flush()
     sys.stderr.flush()
     children: dict[int, int] = {}

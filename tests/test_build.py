@@ -1,16 +1,23 @@
 """Bad input fails the build with a message naming the file, and never loses what was built.
 
 Each test copies the course into a temporary folder, breaks one thing, runs the real CLI there
-and checks both the message and that the previously built ``site/`` survived.
+and checks both the message and that the previously built ``site/`` survived. ``check``, which
+writes nothing, may run in the test's own process (:func:`run_check`); ``deck`` and ``build``
+run as the processes a maintainer starts.
 """
 
 from __future__ import annotations
 
+import contextlib
+import gc
+import io
 import os
+import shutil
 import signal
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -40,9 +47,32 @@ def run_cli(
 
 
 def _env() -> dict[str, str]:
-    import os
-
     return {k: v for k, v in os.environ.items() if k != "COURSE_STRICT_RESULTS"}
+
+
+def run_check(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """``python -m mkdocs_course.cli check ARGS`` run in ``root`` as :func:`run_cli` runs it,
+    but in this process: the same function, settings and output, without starting Python and
+    importing the engine again for each of the dozens of courses the tests check. What the
+    command changes of the process (its folder, environment, collector settings) is put back."""
+    from mkdocs_course import cli
+
+    out, err = io.StringIO(), io.StringIO()
+    environ, threshold = dict(os.environ), gc.get_threshold()
+    try:
+        os.environ.clear()
+        os.environ.update({**_env(), "SOURCE_DATE_EPOCH": "1767225600"})
+        with (
+            contextlib.chdir(root),
+            contextlib.redirect_stdout(out),
+            contextlib.redirect_stderr(err),
+        ):
+            code = cli.main(["check", *args])
+    finally:
+        os.environ.clear()
+        os.environ.update(environ)
+        gc.set_threshold(*threshold)
+    return subprocess.CompletedProcess(["check", *args], code, out.getvalue(), err.getvalue())
 
 
 def lesson(root: Path) -> Path:
@@ -60,21 +90,6 @@ def assert_site_kept(root: Path) -> None:
     assert (root / "site" / "built-before.txt").read_text() == "keep me"
 
 
-def test_bad_flashcard_is_reported_with_file_and_line_and_nothing_is_written(course_copy):
-    page = lesson(course_copy)
-    line = append(page, "Question ::: answer ::: more")
-    deck = course_copy / "build" / "deck.apkg"
-    deck.parent.mkdir()
-    deck.write_bytes(b"previous deck")
-
-    for args in (["check"], ["deck", "-o", str(deck)], ["build"]):
-        result = run_cli(course_copy, *args)
-        assert result.returncode != 0, args
-        assert f"{page.relative_to(course_copy).as_posix()}:{line}:" in result.stderr, args
-    assert deck.read_bytes() == b"previous deck"
-    assert_site_kept(course_copy)
-
-
 def test_broken_prose_links_fail_check_and_build_with_file_and_line(course_copy):
     """``check`` (the gate before a pull request) finds them all, each with its line, and the
     build stops there, before MkDocs' own link warnings (which name no line) could."""
@@ -88,14 +103,6 @@ def test_broken_prose_links_fail_check_and_build_with_file_and_line(course_copy)
         assert f"{where}:{line}: link 'no-such-page.md'" in output, output[-2000:]
         assert f"{where}:{line + 2}: link '#no-such-anchor'" in output
         assert "2 problem(s)" in output and "WARNING" not in output
-    assert_site_kept(course_copy)
-
-
-def test_missing_snippet_fails_the_build_naming_the_file(course_copy):
-    append(lesson(course_copy), '```python\n--8<-- "snippets/no_such_snippet.py:part"\n```')
-    result = run_cli(course_copy, "build")
-    assert result.returncode != 0
-    assert "no_such_snippet.py" in result.stdout + result.stderr
     assert_site_kept(course_copy)
 
 
@@ -133,79 +140,112 @@ def snapshot(root: Path) -> dict[str, bytes]:
 
 
 REFUSED_BY_CHECK = [
+    ("Question ::: answer ::: more", 0, "a flashcard has one ':::' separator, this line has 2"),
     ("<div>\nA card? ::: swallowed by the HTML block", 1, "':::' in an HTML block"),
     ("Math $\\href{javascript:alert(1)}{x}$? ::: y", 0, "TeX command \\href is not allowed"),
     ("Link? ::: [L2.4](02-gradient-checkpointing.md#l2-99)", 0, "has no heading or item"),
     ("Image ![x](https:/evil.example/p.png)? ::: y", 0, "is not on the site"),
     ('```text\n--8<-- ".git/config"\n```', 1, "only files in snippets/ may be included"),
     ('```python\n--8<-- "snippets/cosine_fixed.py:nope"\n```', 1, "has no section 'nope'"),
+    ('```python\n--8<-- "snippets/no_such_snippet.py:part"\n```', 1, "no_such_snippet.py"),
     ("Look\u202ealike? ::: y", 0, "invisible character U+202E"),
 ]
+COMMANDS = (("check",), ("deck", "-o", "build/deck.apkg"), ("build",))
 
 
-@pytest.mark.parametrize("text, offset, message", REFUSED_BY_CHECK)
-def test_hostile_course_items_are_refused_and_site_and_deck_stay_identical(
-    course_copy, text, offset, message
-):
-    page = lesson(course_copy)
-    line = append(page, text) + offset
-    (course_copy / ".git").mkdir(exist_ok=True)
-    (course_copy / ".git" / "config").write_text("[remote]\nurl = secret\n")
-    (course_copy / "build").mkdir()
-    (course_copy / "build" / "deck.apkg").write_bytes(b"previous deck")
-    before = snapshot(course_copy)
-    for args in (["check"], ["deck", "-o", "build/deck.apkg"], ["build"]):
-        result = run_cli(course_copy, *args)
-        assert result.returncode != 0, args
-        assert f"{page.relative_to(course_copy).as_posix()}:{line}: " in result.stderr, args
-        assert message in result.stderr, result.stderr
-    assert snapshot(course_copy) == before
+@dataclass
+class Refused:
+    """One course copy holding every hostile item, where each line each item starts on is
+    known, and what each command printed when run on it once."""
+
+    root: Path
+    page: str
+    lines: list[int]
+    before: dict[str, bytes]
+    runs: dict[tuple[str, ...], subprocess.CompletedProcess[str]]
+
+
+@pytest.fixture(scope="module")
+def refused(tmp_path_factory: pytest.TempPathFactory) -> Refused:
+    """``check`` reports every problem of a run, with its line, and ``deck`` and ``build`` run
+    the same check first: one copy with all the items and one run of each command show whether
+    each item is refused, so the items share a copy instead of each making its own."""
+    root = tmp_path_factory.mktemp("refused")
+    copy_course(root)
+    (root / "site").mkdir()
+    (root / "site" / "built-before.txt").write_text("keep me")
+    page = lesson(root)
+    lines = [append(page, text) + offset for text, offset, _ in REFUSED_BY_CHECK]
+    (root / ".git").mkdir(exist_ok=True)
+    (root / ".git" / "config").write_text("[remote]\nurl = secret\n")
+    (root / "build").mkdir()
+    (root / "build" / "deck.apkg").write_bytes(b"previous deck")
+    before = snapshot(root)
+    runs = {args: run_cli(root, *args) for args in COMMANDS[1:]}
+    runs[COMMANDS[0]] = run_check(root)
+    return Refused(root, page.relative_to(root).as_posix(), lines, before, runs)
+
+
+@pytest.mark.parametrize("number", range(len(REFUSED_BY_CHECK)))
+@pytest.mark.parametrize("args", COMMANDS, ids=lambda args: args[0])
+def test_hostile_course_items_are_refused_with_file_and_line(refused, args, number):
+    _, _, message = REFUSED_BY_CHECK[number]
+    result = refused.runs[args]
+    assert result.returncode != 0
+    where = f"{refused.page}:{refused.lines[number]}: "
+    assert any(line.startswith(where) and message in line for line in result.stderr.splitlines())
+
+
+def test_refused_items_leave_site_and_deck_identical(refused):
+    """The previous site and deck (and the secret a hostile include names) are untouched."""
+    assert all(result.returncode != 0 for result in refused.runs.values())
+    assert snapshot(refused.root) == refused.before
+    assert (refused.root / "site" / "built-before.txt").read_text() == "keep me"
+    assert not list(refused.root.glob(".site-*"))
 
 
 def test_a_non_utf8_page_is_an_error_naming_it(course_copy):
     page = lesson(course_copy)
     page.write_bytes(page.read_bytes() + "\n\nCafé? ::: oui\n".encode("latin-1"))
-    result = run_cli(course_copy, "check")
+    result = run_check(course_copy)
     assert result.returncode != 0 and "Traceback" not in result.stderr
     assert f"{page.relative_to(course_copy).as_posix()}:" in result.stderr
     assert "not UTF-8" in result.stderr
 
 
-@pytest.mark.parametrize(
-    "prose, message",
-    [
-        ("<script>alert(1)</script>", "<script> is not allowed"),
-        ('<span onclick="alert(1)">click</span>', "the attribute onclick is not allowed"),
-        ("![x](https:/evil.example/p.png)", "'https:/evil.example/p.png' is not allowed"),
-        (
-            '<img src="//evil.example/p.png">',
-            "'//evil.example/p.png'>: this address is not allowed",
-        ),
-    ],
-)
-def test_prose_that_runs_script_or_loads_from_elsewhere_fails_the_build(
-    course_copy, prose, message
-):
-    page = lesson(course_copy)
-    append(page, prose)
-    before = snapshot(course_copy)
-    result = run_cli(course_copy, "build")
+PROSE_REFUSED = [
+    ("<script>alert(1)</script>", "<script> is not allowed"),
+    ('<span onclick="alert(1)">click</span>', "the attribute onclick is not allowed"),
+    ("![x](https:/evil.example/p.png)", "'https:/evil.example/p.png' is not allowed"),
+    ('<img src="//evil.example/p.png">', "'//evil.example/p.png'>: this address is not allowed"),
+]
+
+
+@pytest.fixture(scope="module")
+def prose_refused(tmp_path_factory: pytest.TempPathFactory) -> Refused:
+    """One copy with every kind of prose that would run script or load from elsewhere, each in
+    a paragraph of its own, and one build of it (every problem is reported in one run)."""
+    root = tmp_path_factory.mktemp("prose")
+    copy_course(root)
+    (root / "site").mkdir()
+    (root / "site" / "built-before.txt").write_text("keep me")
+    page = lesson(root)
+    lines = [append(page, prose) for prose, _ in PROSE_REFUSED]
+    before = snapshot(root)
+    runs = {("build",): run_cli(root, "build")}
+    return Refused(root, page.relative_to(root).as_posix(), lines, before, runs)
+
+
+@pytest.mark.parametrize("number", range(len(PROSE_REFUSED)))
+def test_prose_that_runs_script_or_loads_from_elsewhere_fails_the_build(prose_refused, number):
+    _, message = PROSE_REFUSED[number]
+    result = prose_refused.runs["build",]
     assert result.returncode != 0
     output = result.stdout + result.stderr
-    assert message in output and f"docs/lessons/{page.name}" in output, output[-2000:]
-    assert snapshot(course_copy) == before
-    assert not list(course_copy.glob(".site-*"))
-
-
-def test_a_script_link_in_prose_is_built_as_plain_text(course_copy):
-    """CommonMark (the checker's parser) reads ``[x](javascript:...)`` as text; Python-Markdown
-    makes it a link, whose address the sanitiser drops: the page shows the words, inert."""
-    page = lesson(course_copy)
-    append(page, "Prose [the words](javascript:alert(1)) here.")
-    result = run_cli(course_copy, "build")
-    assert result.returncode == 0, result.stderr[-2000:]
-    built = (course_copy / "site" / "lessons" / page.name.replace(".md", ".html")).read_text()
-    assert "the words" in built and "javascript:" not in built
+    where = f"{prose_refused.page}:{prose_refused.lines[number]}: "
+    assert any(where in line and message in line for line in output.splitlines()), output[-3000:]
+    assert snapshot(prose_refused.root) == prose_refused.before
+    assert not list(prose_refused.root.glob(".site-*"))
 
 
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
@@ -222,8 +262,11 @@ def test_an_interrupted_build_leaves_no_staging_folder_and_the_old_site(course_c
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
+    # The signal comes as soon as the staging folder exists, with the whole build ahead of it.
+    # Waiting for MkDocs' first file in it left too little: with the other test process busy,
+    # this one saw the file so late that the signal came after the build had ended.
     deadline = time.monotonic() + 120
-    while not list(course_copy.glob(".site-*/*")):  # MkDocs has started writing into it
+    while not list(course_copy.glob(".site-*")):
         assert build.poll() is None and time.monotonic() < deadline, "no staging folder appeared"
         time.sleep(0.02)
     build.send_signal(signum)
@@ -232,31 +275,72 @@ def test_an_interrupted_build_leaves_no_staging_folder_and_the_old_site(course_c
     assert snapshot(course_copy) == before
 
 
-def test_a_lesson_with_a_bom_and_crlf_builds_with_its_title_and_cards(course_copy):
-    page = lesson(course_copy)
-    text = page.read_text("utf-8")
-    page.write_bytes(b"\xef\xbb\xbf" + text.replace("\n", "\r\n").encode("utf-8"))
-    result = run_cli(course_copy, "build")
-    assert result.returncode == 0, result.stderr[-2000:]
-    built = (course_copy / "site" / "lessons" / page.name.replace(".md", ".html")).read_text()
-    assert built.count('class="flashcard"') == text.count(" ::: ") > 0
-    title = text.splitlines()[0].lstrip("# ")
-    assert "<h1" in built and title.split(" · ")[-1] in built
+@dataclass
+class Built:
+    """One course copy with every change below that a build must take in its stride, and what
+    its one build printed. The changes touch different pages and folders, so one build shows
+    each of them instead of a build each."""
+
+    root: Path
+    result: subprocess.CompletedProcess[str]
+    crlf: Path  # a lesson saved with a BOM and CRLF line ends
+    crlf_text: str  # its text as written, before the BOM and CRLF
+    script_link: Path  # a lesson whose prose links to javascript:
+    abandoned: Path  # a staging folder whose build's process has ended
+    running: Path  # one whose process (this one) is alive
+    unnamed: Path  # one whose name says no process
+
+    def built(self, page: Path) -> str:
+        return (self.root / "site" / "lessons" / page.name.replace(".md", ".html")).read_text()
 
 
-def test_a_killed_builds_staging_folder_is_removed_by_the_next_build(course_copy):
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Built:
+    root = tmp_path_factory.mktemp("built")
+    copy_course(root)
+    first, second = sorted((root / "docs" / "lessons").glob("*.md"))[:2]
+    text = first.read_text("utf-8")
+    first.write_bytes(b"\xef\xbb\xbf" + text.replace("\n", "\r\n").encode("utf-8"))
+    append(second, "Prose [the words](javascript:alert(1)) here.")
     gone = subprocess.Popen([sys.executable, "-c", "pass"])
     gone.wait()  # a pid whose process has ended
-    abandoned = course_copy / f".site-{gone.pid}-abc123"
-    running = course_copy / f".site-{os.getpid()}-def456"
-    unnamed = course_copy / ".site-legacy"
+    abandoned = root / f".site-{gone.pid}-abc123"
+    running = root / f".site-{os.getpid()}-def456"
+    unnamed = root / ".site-legacy"
     for folder in (abandoned, running, unnamed):
         (folder / "lessons").mkdir(parents=True)
         (folder / "lessons" / "page.html").write_text("half-written", "utf-8")
-    result = run_cli(course_copy, "build")
-    assert result.returncode == 0, result.stderr
-    assert not abandoned.exists()
-    assert running.is_dir() and unnamed.is_dir()  # a live build's, or one it cannot tell
+    umask = os.umask(0o022)
+    try:
+        result = run_cli(root, "build")
+    finally:
+        os.umask(umask)
+    assert result.returncode == 0, result.stderr[-2000:]
+    return Built(root, result, first, text, second, abandoned, running, unnamed)
+
+
+def test_a_script_link_in_prose_is_built_as_plain_text(built):
+    """CommonMark (the checker's parser) reads ``[x](javascript:...)`` as text; Python-Markdown
+    makes it a link, whose address the sanitiser drops: the page shows the words, inert."""
+    page = built.built(built.script_link)
+    assert "the words" in page and "javascript:" not in page
+
+
+def test_a_lesson_with_a_bom_and_crlf_builds_with_its_title_and_cards(built):
+    page, text = built.built(built.crlf), built.crlf_text
+    assert page.count('class="flashcard"') == text.count(" ::: ") > 0
+    title = text.splitlines()[0].lstrip("# ")
+    assert "<h1" in page and title.split(" · ")[-1] in page
+
+
+def test_a_killed_builds_staging_folder_is_removed_by_the_next_build(built):
+    assert not built.abandoned.exists()
+    # A live build's, or one it cannot tell:
+    assert built.running.is_dir() and built.unnamed.is_dir()
+
+
+def test_the_site_folder_gets_normal_permissions(built):
+    assert (built.root / "site").stat().st_mode & 0o777 == 0o755
 
 
 def test_mkdocs_own_command_builds_the_course_with_the_plugin(course_copy):
@@ -281,19 +365,8 @@ def test_mkdocs_own_command_builds_the_course_with_the_plugin(course_copy):
     assert "#card-" in index and "#q-" in index
 
 
-def test_the_site_folder_gets_normal_permissions(course_copy):
-    umask = os.umask(0o022)
-    try:
-        result = run_cli(course_copy, "build")
-    finally:
-        os.umask(umask)
-    assert result.returncode == 0, result.stderr[-2000:]
-    assert (course_copy / "site").stat().st_mode & 0o777 == 0o755
-
-
 def test_a_read_only_old_site_is_replaced_without_leftovers(tmp_path):
     """Root writes into read-only folders anyway, so as root the build runs as ``nobody``."""
-    import shutil
     import tempfile
 
     as_other = os.geteuid() == 0

@@ -13,6 +13,7 @@ import math
 import lab_solutions
 import memory_model
 import pytest
+import torch._dynamo  # noqa: F401  (torch imports it lazily: here, in the gc.freeze())
 from checkpointing import ACTIVATIONS_PER_LAYER, Config, save_matmuls
 
 SEGMENTS = (2, 3, 4, 5, 6, 8, 12, 16, 24)

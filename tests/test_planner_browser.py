@@ -15,6 +15,7 @@ import re
 
 import memory_model
 import pytest
+from conftest import axe_violations
 from mkdocs_course.benchmarks.formatting import fmt_bytes
 from mkdocs_course.buildkit.buildinfo import ROOT
 
@@ -90,8 +91,13 @@ PORT = """configs => {
 }"""
 
 
-def test_the_port_gives_the_python_models_plan_over_a_grid(open_site):
-    page = open_site().goto(LESSON)
+def evaluated(shared_site):
+    """The lesson loaded once for the tests that only run the page's functions and read it."""
+    return shared_site.once("lesson", lambda opener: opener().goto(LESSON))
+
+
+def test_the_port_gives_the_python_models_plan_over_a_grid(shared_site):
+    page = evaluated(shared_site)
     configs = grid()
     assert len(configs) >= 800
     measured = page.evaluate(MEASURED)
@@ -244,10 +250,10 @@ def test_nothing_fits_says_what_is_needed_and_what_is_usable_with_the_headroom(
     page.locator(".planner-status").screenshot(path=artifacts / "phone-planner-nothing-fits.png")
 
 
-def test_the_planner_predicts_each_results_files_predicted_column(open_site):
+def test_the_planner_predicts_each_results_files_predicted_column(shared_site):
     """Fed a results file's configurations, the port gives the tables' predictions exactly,
     its block sizes included, for the MLP and the transformer runs alike."""
-    page = open_site().goto(LESSON)
+    page = evaluated(shared_site)
     runs = []
     for path in RESULTS:
         data = json.loads(path.read_text(encoding="utf-8"))
@@ -409,13 +415,11 @@ def test_planner_works_by_keyboard_with_labels_and_a_live_region(open_site):
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_planner_passes_axe_with_results_and_with_errors(open_site, scheme):
-    from axe_playwright_python.sync_playwright import Axe
-
     page = open_site(color_scheme=scheme).goto(LESSON)
     for layers in ("24", "-1"):  # a recommendation on screen, then an inline error
         page.fill("#planner-layers", layers)
-        results = Axe().run(page, context={"include": [["form.planner"]]})
-        bad = [v for v in results.response["violations"] if v["impact"] in ("serious", "critical")]
+        violations = axe_violations(page, context={"include": [["form.planner"]]})
+        bad = [v for v in violations if v["impact"] in ("serious", "critical")]
         assert not bad, [(layers, v["id"], [n["target"] for n in v["nodes"]]) for v in bad]
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from conftest import copy_course
 from mkdocs_course.course import published
-from test_build import run_cli
+from test_build import run_check, run_cli
 
 
 @pytest.fixture
@@ -19,7 +19,7 @@ def course(tmp_path: Path) -> Path:
 
 
 def check_errors(root: Path) -> list[str]:
-    result = run_cli(root, "check")
+    result = run_check(root)
     assert result.returncode != 0, result.stdout
     assert "Traceback" not in result.stderr
     lines = result.stderr.splitlines()  # a quiz's cue warning fails nothing: not an error
@@ -39,7 +39,7 @@ def test_a_symlink_out_of_docs_is_an_error_naming_it(course):
 
 def test_a_symlink_inside_docs_is_fine(course):
     os.symlink("index.md", course / "docs" / "same.md")
-    assert run_cli(course, "check").returncode == 0
+    assert run_check(course).returncode == 0
 
 
 @pytest.mark.parametrize(

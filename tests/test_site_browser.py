@@ -18,7 +18,7 @@ from typing import Any
 from urllib.parse import urljoin
 
 import pytest
-from conftest import collect_errors
+from conftest import axe_violations, collect_errors
 from mkdocs_course.buildkit.buildinfo import ROOT
 
 pytestmark = pytest.mark.browser
@@ -55,6 +55,18 @@ def score(page) -> str:
 
 def total_questions(page) -> int:
     return page.locator("section.quiz").first.locator(".quiz-question").count()
+
+
+def read_only(shared_site, path: str, scheme: str = "light"):
+    """``path`` loaded once for the module's tests that only read it (no click, no storage):
+    what they check is what a fresh load shows, and the page's requests are all of its own."""
+
+    def load(opener):
+        watched = opener(color_scheme=scheme)
+        watched.goto(path)
+        return watched
+
+    return shared_site.once(f"{path} ({scheme})", load)
 
 
 # --- quizzes ----------------------------------------------------------------------------------
@@ -262,16 +274,16 @@ def test_urdu_quiz_is_rtl_with_ltr_english_and_code_and_nastaliq_loaded(open_sit
     assert any("nastaliq" in url for url in fonts), fonts
 
 
-def test_english_lesson_does_not_download_the_urdu_font(open_site):
-    watched = open_site()
-    page = watched.goto(LESSON)
+def test_english_lesson_does_not_download_the_urdu_font(shared_site):
+    watched = read_only(shared_site, LESSON)
+    page = watched.page
     page.evaluate("document.fonts.ready.then(() => true)")
     assert not [r.url for r in watched.requests if "nastaliq" in r.url]
 
 
-def test_math_is_rendered_as_mathml_without_scripts(open_site):
-    watched = open_site()
-    page = watched.goto(LESSON)
+def test_math_is_rendered_as_mathml_without_scripts(shared_site):
+    watched = read_only(shared_site, LESSON)
+    page = watched.page
     maths = page.locator(".md-content math:not(details:not([open]) math)")
     assert maths.count() > 0, "lesson 2 shows its formulas as MathML"
     for index in range(min(maths.count(), 5)):
@@ -369,8 +381,8 @@ def test_search_on_a_site_opened_from_disk_says_to_serve_it(browser, built_site,
         context.close()
 
 
-def test_search_served_over_http_has_no_such_note(open_site):
-    page = open_site().goto(HOME)
+def test_search_served_over_http_has_no_such_note(shared_site):
+    page = read_only(shared_site, HOME).page
     expect()(page.locator("input.md-search__input")).to_be_visible()
     assert page.locator(".course-search-offline").count() == 0
 
@@ -378,8 +390,8 @@ def test_search_served_over_http_has_no_such_note(open_site):
 # --- downloads, offline, weight ---------------------------------------------------------------
 
 
-def test_deck_download_link_returns_a_valid_apkg(open_site):
-    page = open_site().goto(HOME)
+def test_deck_download_link_returns_a_valid_apkg(shared_site):
+    page = read_only(shared_site, HOME).page
     link = page.locator('.md-content a[href$=".apkg"]').first
     response = page.request.get(urljoin(page.url, link.get_attribute("href")))
     assert response.ok, response.status
@@ -425,17 +437,16 @@ def test_pages_stay_on_the_site_and_lessons_are_light(open_site, artifacts):
         (URDU_QUIZ, "dark"),
     ],
 )
-def test_no_serious_or_critical_accessibility_violations(open_site, path, scheme):
-    from axe_playwright_python.sync_playwright import Axe
-
-    page = open_site(color_scheme=scheme).goto(path)
-    if path == URDU_QUIZ:  # check the answered state too: feedback, marks, open explanations
+def test_no_serious_or_critical_accessibility_violations(open_site, shared_site, path, scheme):
+    if path != URDU_QUIZ:  # axe reads the page: the page the other readers of it share
+        page = read_only(shared_site, path, scheme).page
+    else:  # check the answered state too: feedback, marks, open explanations
+        page = open_site(color_scheme=scheme).goto(path)
         _, options, answer = quiz_parts(page, 0)
         options.nth(answer).click()
         _, options, answer = quiz_parts(page, 1)
         options.nth((answer + 1) % options.count()).click()
-    results = Axe().run(page)
-    bad = [v for v in results.response["violations"] if v["impact"] in ("serious", "critical")]
+    bad = [v for v in axe_violations(page) if v["impact"] in ("serious", "critical")]
     report = "\n".join(
         f"{v['impact']}: {v['id']} ({v['help']}): "
         + "; ".join(str(node["target"]) for node in v["nodes"][:5])
@@ -444,7 +455,22 @@ def test_no_serious_or_critical_accessibility_violations(open_site, path, scheme
     assert not bad, report
 
 
-def test_no_embed_lies_behind_the_text_after_it_for_axe(open_site):
+def test_axe_violations_reports_what_axe_finds(open_site):
+    """The accessibility tests' helper (axe injected once, violations only) fails a page that
+    breaks the rules they check, serious and critical ones, and keeps to the part it is given."""
+    page = open_site().page
+    page.set_content(
+        '<html lang="en"><title>Broken</title><main>'
+        '<img src="data:image/gif;base64,R0lGODlhAQABAAAAACw=">'
+        '<p style="color: #777; background: #888">Faint text</p></main></html>'
+    )
+    found = {v["id"]: v["impact"] for v in axe_violations(page)}
+    assert found.get("image-alt") == "critical" and found.get("color-contrast") == "serious"
+    found = {v["id"] for v in axe_violations(page, context={"include": [["p"]]})}
+    assert "color-contrast" in found and "image-alt" not in found
+
+
+def test_no_embed_lies_behind_the_text_after_it_for_axe(shared_site):
     """A benchmark embed below the first screen holds a short placeholder until it comes near
     (content-visibility), while its content is laid out at full height when asked: axe read
     that content as lying behind the text further down, and a link there passed or failed its
@@ -452,7 +478,7 @@ def test_no_embed_lies_behind_the_text_after_it_for_axe(open_site):
     hides the overflow, which axe reads: behind a link outside an embed lies no part of one."""
     from axe_playwright_python.base import AXE_SCRIPT
 
-    page = open_site(color_scheme="dark").goto(LESSON)
+    page = read_only(shared_site, LESSON, "dark").page
     page.evaluate(AXE_SCRIPT)
     behind = page.evaluate(
         """() => {

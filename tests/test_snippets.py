@@ -54,9 +54,47 @@ def run(*args: str) -> Finished:
     return _RUNS[args]
 
 
+# Two scripts for the runner's own test: one raises, one writes to both streams and exits with 3.
+RUNNER_SCRIPTS = {
+    "raises.py": 'print("before")\n1 / 0\n',
+    "exits.py": "import os, sys\n"
+    "print(__name__, sys.argv, sys.path[0], os.getcwd())\n"
+    'print("to stderr", file=sys.stderr)\n'
+    "sys.exit(3)\n",
+}
+# The regression test as a learner runs it: pytest in a fresh process.
+REGRESSION_PYTEST = (
+    "python",
+    "-m",
+    "pytest",
+    "-q",
+    "-p",
+    "no:cacheprovider",
+    "snippets/regression_test.py",
+)
+
+
+@pytest.fixture(scope="module")
+def runner_scripts(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("runner")
+    for name, text in RUNNER_SCRIPTS.items():
+        (folder / name).write_text(text, encoding="utf-8")
+    return folder
+
+
+def runner_commands(folder: Path) -> list[list[str]]:
+    return [
+        ["python", str(folder / "raises.py")],
+        ["python", str(folder / "exits.py"), "an argument"],
+    ]
+
+
 @pytest.fixture(scope="module", autouse=True)
-def _run_every_snippet() -> None:
-    run_all([["python", f"snippets/{p.name}"] for p in sorted(SNIPPETS.glob("*.py"))])
+def _run_every_snippet(runner_scripts: Path) -> None:
+    """Every snippet, and the other commands the tests below run, in one batch: one helper
+    process, one import of torch, for all of them."""
+    snippets = [["python", f"snippets/{p.name}"] for p in sorted(SNIPPETS.glob("*.py"))]
+    run_all([*snippets, *runner_commands(runner_scripts), list(REGRESSION_PYTEST)])
 
 
 def sections(path: Path) -> dict[str, str]:
@@ -92,21 +130,10 @@ def test_snippet_runs(name: str) -> None:
     assert result.stdout.strip(), f"{name} prints nothing a lesson could show"
 
 
-def test_the_runner_reports_what_a_fresh_python_would(tmp_path: Path) -> None:
+def test_the_runner_reports_what_a_fresh_python_would(runner_scripts: Path) -> None:
     """A failing snippet must fail its test: the runner keeps exit codes, tracebacks, argv."""
-    raises = tmp_path / "raises.py"
-    raises.write_text('print("before")\n1 / 0\n', encoding="utf-8")
-    exits = tmp_path / "exits.py"
-    exits.write_text(
-        "import os, sys\n"
-        "print(__name__, sys.argv, sys.path[0], os.getcwd())\n"
-        'print("to stderr", file=sys.stderr)\n'
-        "sys.exit(3)\n",
-        encoding="utf-8",
-    )
-    failed, stopped = run_forked(
-        [["python", str(raises)], ["python", str(exits), "an argument"]], ROOT, TIMEOUT_S
-    )
+    failed, stopped = (run(*command) for command in runner_commands(runner_scripts))
+    raises, exits = runner_scripts / "raises.py", runner_scripts / "exits.py"
     assert failed.returncode == 1
     assert failed.stdout == "before\n"
     traceback = failed.stderr.splitlines()  # the script's frame only, as `python raises.py`
@@ -118,7 +145,7 @@ def test_the_runner_reports_what_a_fresh_python_would(tmp_path: Path) -> None:
     assert traceback[-1] == "ZeroDivisionError: division by zero"
     assert "snippet_forks" not in failed.stderr
     assert stopped.returncode == 3
-    expected = f"__main__ {[str(exits), 'an argument']} {tmp_path} {ROOT}\n"
+    expected = f"__main__ {[str(exits), 'an argument']} {runner_scripts} {ROOT}\n"
     assert (stopped.stdout, stopped.stderr) == (expected, "to stderr\n")
 
 
@@ -173,9 +200,7 @@ def test_regression_test_fails_on_buggy_and_passes_on_fixes() -> None:
 
 @pytest.mark.slow  # a pytest run in a subprocess
 def test_regression_test_is_a_real_pytest_test() -> None:
-    result = run(
-        "python", "-m", "pytest", "-q", "-p", "no:cacheprovider", "snippets/regression_test.py"
-    )
+    result = run(*REGRESSION_PYTEST)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "2 passed" in result.stdout
 

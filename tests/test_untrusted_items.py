@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 from conftest import copy_course
-from test_build import append, lesson, run_cli
+from test_build import append, lesson, run_check, run_cli
 from test_parser import PATH, messages
 
 _QUIZ = "::: quiz id=inner\n1. Q?\n   - [x] a\n   - [ ] b\n\n   E.\n:::\n"
@@ -85,7 +85,7 @@ def test_a_stray_placeholder_from_an_included_file_is_an_error_not_a_traceback(c
 def test_a_stray_placeholder_in_prose_is_a_check_error_with_its_line(course):
     page = lesson(course)
     line = append(page, '<div data-course-block="0"></div>')
-    result = run_cli(course, "check")
+    result = run_check(course)
     assert result.returncode != 0 and "Traceback" not in result.stderr
     assert f"docs/lessons/{page.name}:{line}: raw HTML" in result.stderr, result.stderr
 

@@ -13,7 +13,7 @@ import pytest
 from conftest import copy_course
 from mkdocs_course.course import published, sanitize
 from mkdocs_course.plugin import offline
-from test_build import run_cli
+from test_build import run_check, run_cli
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -24,7 +24,7 @@ def course(tmp_path: Path) -> Path:
 
 
 def _errors(root: Path) -> list[str]:
-    result = run_cli(root, "check")
+    result = run_check(root)
     assert result.returncode != 0, result.stdout
     assert "Traceback" not in result.stderr
     return [line for line in result.stderr.splitlines() if ": warning: " not in line]
@@ -128,7 +128,7 @@ def test_plain_settings_and_an_allowed_copyright_link_pass(course):
         'copyright: Text CC BY 4.0 · <a href="https://mit-license.org">MIT</a>',
     )
     _add_extra(course, "  homepage: https://example.org/\n  consent:\n    title: Cookies\n")
-    assert run_cli(course, "check").returncode == 0
+    assert run_check(course).returncode == 0
 
 
 # --- the theme's output: overrides/ and whatever else reaches a page ----------------------------

@@ -2,8 +2,9 @@
 
     .venv/bin/python tests/perf/bench_checkpointing_cpu.py
 
-Runs what the normal test run measures, as its tests do: ``run_benchmark(CONFIGS["cpu"],
-variants=VARIANTS["cpu"])`` (the MLP rows and the transformer runs), the GPU path's dress
+Runs what ``pytest --regenerate`` measures for the committed file: ``run_benchmark(CONFIGS["cpu"],
+variants=VARIANTS["cpu"])`` (the MLP rows and the transformer runs; a normal test run times the
+MLP rows in fewer rounds, ``TIMED_ROUNDS`` in tests/test_benchmarks.py), the GPU path's dress
 rehearsal (``tests/test_benchmarks_gpu.py`` at its rehearsal size, offload emulated, the results
 file written to a temporary folder) and the two-rank FSDP run. Prints how long each took and
 their total (budget: 60 s together on two cores, FSDP at most 30 s of that), every

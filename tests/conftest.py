@@ -472,6 +472,15 @@ def shared_site(_module_opener: SiteOpener) -> Iterator[SiteOpener]:
         pytest.fail("\n".join(problems))
 
 
+def inject_axe(page: Any) -> None:
+    """axe-core in ``page``'s document, unless it is there already (it stays until the page
+    navigates)."""
+    from axe_playwright_python.base import AXE_SCRIPT
+
+    if not page.evaluate("() => typeof window.axe === 'object' && !!window.axe.run"):
+        page.evaluate(AXE_SCRIPT)
+
+
 def axe_violations(page: Any, context: Any = None) -> list[dict]:
     """axe-core's violations on ``page`` (in ``context``, axe's include/exclude, if given), every
     rule run as ``Axe().run`` runs them.
@@ -481,10 +490,7 @@ def axe_violations(page: Any, context: Any = None) -> list[dict]:
     no longer builds selectors and details for each node that passes, which these tests never
     read and which on a long page are much of axe's work and nearly all of what it hands back.
     """
-    from axe_playwright_python.base import AXE_SCRIPT
-
-    if not page.evaluate("() => typeof window.axe === 'object' && !!window.axe.run"):
-        page.evaluate(AXE_SCRIPT)
+    inject_axe(page)
     return page.evaluate(
         "([context, options]) => axe.run(context || document, options).then(r => r.violations)",
         [context, {"resultTypes": ["violations"]}],

@@ -250,8 +250,7 @@ def test_prose_that_runs_script_or_loads_from_elsewhere_fails_the_build(prose_re
 
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
 def test_an_interrupted_build_leaves_no_staging_folder_and_the_old_site(course_copy, signum):
-    # Enough cards that the build is still writing when the signal comes (a build of the course
-    # alone takes about a second).
+    # Enough cards that the build is still under way when the signal comes.
     cards = "".join(f"Slow question {n}? ::: Slow answer {n}\n" for n in range(4000))
     append(lesson(course_copy), "\n" + cards)
     before = snapshot(course_copy)

@@ -18,7 +18,7 @@ from typing import Any
 from urllib.parse import urljoin
 
 import pytest
-from conftest import axe_violations, collect_errors
+from conftest import axe_violations, collect_errors, inject_axe
 from mkdocs_course.buildkit.buildinfo import ROOT
 
 pytestmark = pytest.mark.browser
@@ -476,10 +476,8 @@ def test_no_embed_lies_behind_the_text_after_it_for_axe(shared_site):
     that content as lying behind the text further down, and a link there passed or failed its
     contrast check by which table cell was behind it (a flaky dark-mode failure). course.css
     hides the overflow, which axe reads: behind a link outside an embed lies no part of one."""
-    from axe_playwright_python.base import AXE_SCRIPT
-
     page = read_only(shared_site, LESSON, "dark").page
-    page.evaluate(AXE_SCRIPT)
+    inject_axe(page)
     behind = page.evaluate(
         """() => {
           axe.setup(document);

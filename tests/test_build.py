@@ -248,28 +248,60 @@ def test_prose_that_runs_script_or_loads_from_elsewhere_fails_the_build(prose_re
     assert not list(prose_refused.root.glob(".site-*"))
 
 
+# What an interrupted build prints last: SIGTERM is made SystemExit with this message, Ctrl-C is
+# Python's own KeyboardInterrupt (and the build dies by the signal, as Python does).
+INTERRUPTED = {
+    signal.SIGTERM: "interrupted by signal 15; site/ was left as it was",
+    signal.SIGINT: "KeyboardInterrupt",
+}
+
+
+def _process_state(pid: int) -> str:
+    """The process's state letter in ``/proc`` (``T`` stopped, ``Z`` ended and not yet waited)."""
+    stat = Path(f"/proc/{pid}/stat").read_text()
+    return stat.rpartition(")")[2].split()[0]
+
+
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
 def test_an_interrupted_build_leaves_no_staging_folder_and_the_old_site(course_copy, signum):
     # Enough cards that the build is still under way when the signal comes.
     cards = "".join(f"Slow question {n}? ::: Slow answer {n}\n" for n in range(4000))
     append(lesson(course_copy), "\n" + cards)
     before = snapshot(course_copy)
-    build = subprocess.Popen(
-        [sys.executable, "-m", "mkdocs_course.cli", "build"],
-        cwd=course_copy,
-        env={**_env(), "SOURCE_DATE_EPOCH": "1767225600"},
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    # The signal comes as soon as the staging folder exists, with the whole build ahead of it.
-    # Waiting for MkDocs' first file in it left too little: with the other test process busy,
-    # this one saw the file so late that the signal came after the build had ended.
-    deadline = time.monotonic() + 120
-    while not list(course_copy.glob(".site-*")):
-        assert build.poll() is None and time.monotonic() < deadline, "no staging folder appeared"
-        time.sleep(0.02)
-    build.send_signal(signum)
-    assert build.wait(timeout=60) != 0
+    # The signal must come while the build runs, and a busy machine can hold this process back
+    # until the build has ended. So the build is stopped first, and signalled only when it is
+    # seen stopped (not ended) with its staging folder still there (not swapped in); a build
+    # seen ended is started again. A build that ignored the signal would end with 0 each time.
+    for _ in range(5):
+        build = subprocess.Popen(
+            [sys.executable, "-m", "mkdocs_course.cli", "build"],
+            cwd=course_copy,
+            env={**_env(), "SOURCE_DATE_EPOCH": "1767225600"},
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        deadline = time.monotonic() + 120
+        while not list(course_copy.glob(".site-*")):
+            assert build.poll() is None and time.monotonic() < deadline, "no staging folder"
+            time.sleep(0.02)
+        build.send_signal(signal.SIGSTOP)
+        while _process_state(build.pid) not in "TZ":  # the stop takes effect asynchronously
+            time.sleep(0.001)
+        under_way = _process_state(build.pid) == "T" and list(course_copy.glob(".site-*"))
+        if under_way:
+            build.send_signal(signum)
+        build.send_signal(signal.SIGCONT)
+        _, stderr = build.communicate(timeout=60)
+        if under_way:
+            break
+        shutil.rmtree(course_copy / "site")  # it built: the next try starts from the old site
+        (course_copy / "site").mkdir()
+        (course_copy / "site" / "built-before.txt").write_text("keep me")
+    else:
+        pytest.fail("each build ended before it could be signalled")
+    assert build.returncode != 0, stderr[-2000:]
+    assert stderr.rstrip().splitlines()[-1].endswith(INTERRUPTED[signum]), stderr[-2000:]
     assert not list(course_copy.glob(".site-*"))
     assert snapshot(course_copy) == before
 

@@ -12,6 +12,7 @@ import contextlib
 import os
 import shutil
 import signal
+import tempfile
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -58,10 +59,33 @@ def _running(pid: int) -> bool:
     return True
 
 
+@contextlib.contextmanager
+def staging_folder(site_dir: Path) -> Iterator[tuple[Path, Path]]:
+    """A fresh staging folder beside ``site_dir``, and the name the old site takes while the new
+    one is swapped in; both are removed on the way out, however the build ends. The folder is
+    made with SIGINT and SIGTERM held back, so a signal cannot come between its making and the
+    ``finally`` that removes it."""
+    held = _HeldSignals()
+    try:
+        staging = Path(tempfile.mkdtemp(prefix=f".site-{os.getpid()}-", dir=site_dir.parent))
+    except BaseException:
+        held.release()
+        raise
+    old = staging.with_name(staging.name + "-old")
+    try:
+        held.release()
+        umask = os.umask(0)
+        os.umask(umask)
+        staging.chmod(0o777 & ~umask)  # mkdtemp makes it 0700; site/ is served and shared
+        yield staging, old
+    finally:
+        remove_tree(staging)
+        remove_tree(old)
+
+
 def swap_in(staging: Path, site_dir: Path, old: Path) -> None:
     """Replace ``site_dir`` by ``staging`` with no moment, even on a signal, without either."""
-    held = {signal.SIGINT, signal.SIGTERM}
-    signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    held = _HeldSignals()
     try:
         if site_dir.exists():
             site_dir.rename(old)
@@ -72,7 +96,32 @@ def swap_in(staging: Path, site_dir: Path, old: Path) -> None:
                 old.rename(site_dir)
             raise
     finally:
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, held)
+        held.release()
+
+
+class _HeldSignals:
+    """SIGINT and SIGTERM held back from its making until :meth:`release`, which then acts on
+    each one that came as it would have been acted on. They are held by Python handlers, not by
+    a thread's signal mask: the kernel hands a process's signal to any thread that does not
+    block it, and a build has threads besides the main one (its worker pool's)."""
+
+    SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+    def __init__(self) -> None:
+        self._came: list[int] = []
+        self._previous = {}
+        if threading.current_thread() is threading.main_thread():  # only it sets handlers
+            for signum in self.SIGNALS:
+                self._previous[signum] = signal.signal(signum, self._hold)
+
+    def _hold(self, signum: int, frame: object) -> None:
+        self._came.append(signum)
+
+    def release(self) -> None:
+        for signum, handler in self._previous.items():
+            signal.signal(signum, handler)
+        for signum in self._came:  # handled now, by the handlers just put back
+            signal.raise_signal(signum)
 
 
 @contextlib.contextmanager

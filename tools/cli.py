@@ -14,10 +14,8 @@ from __future__ import annotations
 
 import argparse
 import gc
-import os
 import subprocess
 import sys
-import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -167,12 +165,7 @@ def build_site(site_dir: Path, *, root: Path = ROOT, strict_results: bool = Fals
             root, syntax=MKDOCS, strict_results=strict_results, workers=pool
         )
         build_staging.remove_abandoned_staging(site_dir.parent)
-        staging = Path(tempfile.mkdtemp(prefix=f".site-{os.getpid()}-", dir=site_dir.parent))
-        umask = os.umask(0)
-        os.umask(umask)
-        staging.chmod(0o777 & ~umask)  # mkdtemp makes it 0700; site/ is served and shared
-        old = staging.with_name(staging.name + "-old")
-        try:
+        with build_staging.staging_folder(site_dir) as (staging, old):
             course = mkdocs_build.build(
                 root / "mkdocs.yml",
                 staging,
@@ -182,9 +175,6 @@ def build_site(site_dir: Path, *, root: Path = ROOT, strict_results: bool = Fals
             )
             build_staging.swap_in(staging, site_dir, old)
             build_stamp.record(root, site_dir, inputs)
-        finally:
-            build_staging.remove_tree(staging)
-            build_staging.remove_tree(old)
     print(
         f"built {site_dir} (deck: {site_dir / course.config.deck_file}) "
         f"in {time.perf_counter() - started:.1f} s"

@@ -47,11 +47,13 @@ def build(
 def _build(
     config_file: Path, site_dir: Path, checked: Callable[[], Course | None], pool: Background
 ) -> Course:
-    try:
-        from mkdocs.commands.build import build
-        from mkdocs.config import load_config
-        from mkdocs.exceptions import MkDocsException
+    # Imported before the ``try`` that names MkDocsException: an interruption while they load
+    # is then a KeyboardInterrupt, not an error about a name the ``except`` cannot find.
+    from mkdocs.commands.build import build
+    from mkdocs.config import load_config
+    from mkdocs.exceptions import MkDocsException
 
+    try:
         try:
             config = load_config(str(config_file), site_dir=str(site_dir), strict=True)
         except MkDocsException:

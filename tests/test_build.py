@@ -262,8 +262,28 @@ def _process_state(pid: int) -> str:
     return stat.rpartition(")")[2].split()[0]
 
 
+def _staging_made(root: Path) -> bool:
+    return bool(list(root.glob(".site-*")))
+
+
+def _pages_written(root: Path) -> bool:
+    return any(path.is_file() for path in root.glob(".site-*/**/*.html"))
+
+
+def _signal_state(pid: int) -> str:
+    """What ``/proc`` says of the process's signals (pending, blocked, ignored, caught), for the
+    message of a build that went on after its signal."""
+    lines = Path(f"/proc/{pid}/status").read_text().splitlines()
+    return " ".join(line for line in lines if line.startswith(("SigPnd", "ShdPnd", "Sig")))
+
+
+@pytest.mark.parametrize("under_way", [_staging_made, _pages_written], ids=["early", "mid"])
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
-def test_an_interrupted_build_leaves_no_staging_folder_and_the_old_site(course_copy, signum):
+def test_an_interrupted_build_leaves_no_staging_folder_and_the_old_site(
+    course_copy, signum, under_way
+):
+    """Early (the staging folder just made, MkDocs still loading) and mid-way (pages written
+    into it), either signal ends the build with nothing of it left and the old site kept."""
     # Enough cards that the build is still under way when the signal comes.
     cards = "".join(f"Slow question {n}? ::: Slow answer {n}\n" for n in range(4000))
     append(lesson(course_copy), "\n" + cards)
@@ -282,28 +302,55 @@ def test_an_interrupted_build_leaves_no_staging_folder_and_the_old_site(course_c
             text=True,
         )
         deadline = time.monotonic() + 120
-        while not list(course_copy.glob(".site-*")):
-            assert build.poll() is None and time.monotonic() < deadline, "no staging folder"
+        while not under_way(course_copy) and build.poll() is None:
+            assert time.monotonic() < deadline, f"the build never reached {under_way.__name__}"
             time.sleep(0.02)
-        build.send_signal(signal.SIGSTOP)
-        while _process_state(build.pid) not in "TZ":  # the stop takes effect asynchronously
-            time.sleep(0.001)
-        under_way = _process_state(build.pid) == "T" and list(course_copy.glob(".site-*"))
-        if under_way:
-            build.send_signal(signum)
-        build.send_signal(signal.SIGCONT)
+        signalled = False
+        if build.poll() is None:  # not yet waited for: its /proc entry stays until it is
+            build.send_signal(signal.SIGSTOP)
+            while _process_state(build.pid) not in "TZ":  # a stop takes effect asynchronously
+                time.sleep(0.001)
+            signalled = _process_state(build.pid) == "T" and _staging_made(course_copy)
+            if signalled:
+                build.send_signal(signum)
+                seen = _signal_state(build.pid)
+            build.send_signal(signal.SIGCONT)
         _, stderr = build.communicate(timeout=60)
-        if under_way:
+        if signalled:
             break
-        shutil.rmtree(course_copy / "site")  # it built: the next try starts from the old site
+        assert build.returncode == 0, stderr[-2000:]  # it ended before the signal: by building
+        shutil.rmtree(course_copy / "site")  # the next try starts from the old site
         (course_copy / "site").mkdir()
         (course_copy / "site" / "built-before.txt").write_text("keep me")
     else:
         pytest.fail("each build ended before it could be signalled")
-    assert build.returncode != 0, stderr[-2000:]
+    assert build.returncode != 0, f"{seen}\n{stderr[-2000:]}"
     assert stderr.rstrip().splitlines()[-1].endswith(INTERRUPTED[signum]), stderr[-2000:]
     assert not list(course_copy.glob(".site-*"))
     assert snapshot(course_copy) == before
+
+
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")  # the point
+def test_a_signal_whose_exception_was_dropped_still_keeps_the_build_out(tmp_path):
+    """Python drops an exception raised while a finaliser runs (it prints it and goes on): a
+    Ctrl-C that lands there raises nothing in the build, which must still not be swapped in."""
+    from mkdocs_course import build_staging
+
+    class Finaliser:
+        def __del__(self) -> None:
+            signal.raise_signal(signal.SIGINT)  # its KeyboardInterrupt is printed and dropped
+
+    site, staging = tmp_path / "site", tmp_path / "staging"
+    site.mkdir()
+    (site / "old.html").write_text("old")
+    staging.mkdir()
+    with build_staging.signals_end_the_build() as interrupts:
+        Finaliser()  # made and dropped: its __del__ runs here
+        assert interrupts.came == [signal.SIGINT]
+        with pytest.raises(KeyboardInterrupt):
+            build_staging.swap_in(staging, site, tmp_path / "old", interrupts)
+    assert (site / "old.html").read_text() == "old"
+    assert staging.is_dir() and not (tmp_path / "old").exists()
 
 
 @dataclass

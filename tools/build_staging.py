@@ -83,10 +83,12 @@ def staging_folder(site_dir: Path) -> Iterator[tuple[Path, Path]]:
         remove_tree(old)
 
 
-def swap_in(staging: Path, site_dir: Path, old: Path) -> None:
-    """Replace ``site_dir`` by ``staging`` with no moment, even on a signal, without either."""
+def swap_in(staging: Path, site_dir: Path, old: Path, interrupts: Interrupts) -> None:
+    """Replace ``site_dir`` by ``staging`` with no moment, even on a signal, without either;
+    not after a signal (``interrupts``), even one whose exception was lost."""
     held = _HeldSignals()
     try:
+        interrupts.check()
         if site_dir.exists():
             site_dir.rename(old)
         try:
@@ -124,18 +126,42 @@ class _HeldSignals:
             signal.raise_signal(signum)
 
 
+class Interrupts:
+    """The signals that came while a build ran. Each raised its exception when it came (SIGINT
+    KeyboardInterrupt, SIGTERM SystemExit), so ``finally`` blocks clean up after it; each is
+    also remembered, since an exception raised while a finaliser runs is dropped (Python prints
+    it and goes on) and the build would go on to its end: :func:`swap_in` asks here first."""
+
+    def __init__(self) -> None:
+        self.came: list[int] = []
+
+    def stop(self, signum: int, frame: object) -> None:
+        self.came.append(signum)
+        raise self.exception(signum)
+
+    def check(self) -> None:
+        """Raise the first signal's exception again, if one came."""
+        if self.came:
+            raise self.exception(self.came[0])
+
+    @staticmethod
+    def exception(signum: int) -> BaseException:
+        if signum == signal.SIGINT:
+            return KeyboardInterrupt()
+        return SystemExit(f"interrupted by signal {signum}; site/ was left as it was")
+
+
 @contextlib.contextmanager
-def terminate_as_exit() -> Iterator[None]:
-    """Turn SIGTERM into SystemExit while building, so ``finally`` blocks clean up after it."""
+def signals_end_the_build() -> Iterator[Interrupts]:
+    """SIGINT and SIGTERM end the build while it runs (:class:`Interrupts`); in a thread other
+    than the main one, which cannot set handlers, nothing is installed and none is seen."""
+    interrupts = Interrupts()
     if threading.current_thread() is not threading.main_thread():
-        yield
+        yield interrupts
         return
-
-    def stop(signum: int, frame: object) -> None:
-        raise SystemExit(f"interrupted by signal {signum}; site/ was left as it was")
-
-    previous = signal.signal(signal.SIGTERM, stop)
+    previous = {signum: signal.signal(signum, interrupts.stop) for signum in _HeldSignals.SIGNALS}
     try:
-        yield
+        yield interrupts
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)

@@ -159,8 +159,8 @@ def build_site(site_dir: Path, *, root: Path = ROOT, strict_results: bool = Fals
     # they start with them (this process imports them anyway, when MkDocs loads the plugin).
     from .plugin import offline, pages, review  # noqa: F401
 
-    # The build's one worker pool; SIGTERM becomes SystemExit, so the staging folder goes.
-    with build_staging.terminate_as_exit(), workers.build_pool() as pool:
+    # The build's one worker pool; a signal ends the build, and the staging folder goes.
+    with build_staging.signals_end_the_build() as interrupts, workers.build_pool() as pool:
         checked = course_check.start_checking(
             root, syntax=MKDOCS, strict_results=strict_results, workers=pool
         )
@@ -173,7 +173,7 @@ def build_site(site_dir: Path, *, root: Path = ROOT, strict_results: bool = Fals
                 strict_results=strict_results,
                 pool=pool,
             )
-            build_staging.swap_in(staging, site_dir, old)
+            build_staging.swap_in(staging, site_dir, old, interrupts)
             build_stamp.record(root, site_dir, inputs)
     print(
         f"built {site_dir} (deck: {site_dir / course.config.deck_file}) "

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import subprocess
 import sys
 import time
@@ -202,6 +203,10 @@ def test_the_page_and_this_module_read_one_format():
     assert progress.MAX_PROGRESS_BYTES == 8 * 1024 * 1024
     assert "var MAX_IMPORT_BYTES = 8 * 1024 * 1024;" in transfer  # one limit for a progress file
     assert f"var CLOCK_SKEW = {progress.CLOCK_SKEW_MS // 60_000} * 60 * 1000;" in store
+    # The card's numbers both check, in one order: a field one side adds is checked by both.
+    numbers = re.search(r"var CARD_NUMBERS = \[(.*?)\];", store, re.S)
+    assert numbers, "store.js has no CARD_NUMBERS list"
+    assert tuple(re.findall(r'"(\w+)"', numbers.group(1))) == progress.CARD_NUMBERS
 
 
 @pytest.mark.parametrize(

@@ -20,7 +20,7 @@ from mkdocs_course.course import config as course_config
 from mkdocs_course.course import published
 from mkdocs_course.plugin import assets
 
-LESSON = "lessons/02-gradient-checkpointing.html"  # cards and a quiz, no planner
+LESSON = "lessons/02-gradient-checkpointing.html"  # cards, no quiz (on its last page), no planner
 PLANNER = "lessons/02-part-3-measuring-and-choosing.html"
 PLAIN_PAGES = ("review.html", "glossary.html", "index.html")  # no course items (review: its queue)
 COURSE_ASSETS = assets.course_assets(course_config.benchmarks(ROOT))  # the planner's two files

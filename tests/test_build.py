@@ -353,6 +353,33 @@ def test_a_signal_whose_exception_was_dropped_still_keeps_the_build_out(tmp_path
     assert staging.is_dir() and not (tmp_path / "old").exists()
 
 
+def test_a_signal_during_the_swap_comes_after_it_and_says_the_new_site_is_in(tmp_path, monkeypatch):
+    """SIGTERM while the old site is renamed away is held until the new one is in place: no
+    moment without a site, and the message says which site is there."""
+    from mkdocs_course import build_staging
+
+    site, staging, old = tmp_path / "site", tmp_path / "staging", tmp_path / "old"
+    site.mkdir()
+    (site / "page.html").write_text("old")
+    staging.mkdir()
+    (staging / "page.html").write_text("new")
+    rename = Path.rename
+
+    def rename_and_signal(self: Path, target: Path) -> Path:
+        if self == site:
+            signal.raise_signal(signal.SIGTERM)  # comes between the two renames
+        return rename(self, target)
+
+    monkeypatch.setattr(Path, "rename", rename_and_signal)
+    with (
+        build_staging.signals_end_the_build() as interrupts,
+        pytest.raises(SystemExit, match="signal 15; the new site/ is in place"),
+    ):
+        build_staging.swap_in(staging, site, old, interrupts)
+    assert (site / "page.html").read_text() == "new"
+    assert not staging.exists()
+
+
 @dataclass
 class Built:
     """One course copy with every change below that a build must take in its stride, and what

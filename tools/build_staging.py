@@ -97,6 +97,7 @@ def swap_in(staging: Path, site_dir: Path, old: Path, interrupts: Interrupts) ->
             if old.exists():
                 old.rename(site_dir)
             raise
+        interrupts.swapped_in = True
     finally:
         held.release()
 
@@ -134,6 +135,7 @@ class Interrupts:
 
     def __init__(self) -> None:
         self.came: list[int] = []
+        self.swapped_in = False  # set by swap_in once the new site is in place
 
     def stop(self, signum: int, frame: object) -> None:
         self.came.append(signum)
@@ -144,10 +146,11 @@ class Interrupts:
         if self.came:
             raise self.exception(self.came[0])
 
-    @staticmethod
-    def exception(signum: int) -> BaseException:
+    def exception(self, signum: int) -> BaseException:
         if signum == signal.SIGINT:
             return KeyboardInterrupt()
+        if self.swapped_in:  # it came during the swap, which was finished first
+            return SystemExit(f"interrupted by signal {signum}; the new site/ is in place")
         return SystemExit(f"interrupted by signal {signum}; site/ was left as it was")
 
 

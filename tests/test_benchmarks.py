@@ -42,7 +42,7 @@ import pytest
 import test_benchmarks_gpu as gpu_run
 import torch
 import torch._dynamo  # torch imports it lazily: here it is in the conftest's gc.freeze()
-from benchmark_files import CPU_FILE, CPU_KIND, REGISTRY, course_root, render
+from benchmark_files import CPU_FILE, CPU_KIND, REGISTRY, committed, course_root, render
 from mkdocs_course import benchmarks
 from mkdocs_course.buildkit.buildinfo import ROOT
 from torch import nn
@@ -73,9 +73,9 @@ def cpu_results(request: pytest.FixtureRequest) -> dict[str, Any]:
     strategies as in the committed file (and the file is reported stale below)."""
     regenerate = request.config.getoption("--regenerate")
     if not regenerate and provenance.is_current(CPU_FILE, ROOT):
-        committed = json.loads(CPU_FILE.read_text("utf-8"))
-        if committed["provenance"]["torch"] == torch.__version__:
-            return committed
+        data = committed()
+        if data["provenance"]["torch"] == torch.__version__:
+            return data
     config = CONFIG if regenerate else dataclasses.replace(CONFIG, repeats=TIMED_ROUNDS)
     results = checkpointing.run_benchmark(
         config, "cpu", variants=checkpointing.VARIANTS["cpu"], fsdp=True

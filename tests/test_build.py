@@ -29,9 +29,14 @@ pytestmark = pytest.mark.slow
 @pytest.fixture
 def course_copy(tmp_path: Path) -> Path:
     copy_course(tmp_path)
-    (tmp_path / "site").mkdir()
-    (tmp_path / "site" / "built-before.txt").write_text("keep me")
+    old_site(tmp_path)
     return tmp_path
+
+
+def old_site(root: Path) -> None:
+    """A site folder that a build must keep when it fails (:func:`assert_site_kept`)."""
+    (root / "site").mkdir()
+    (root / "site" / "built-before.txt").write_text("keep me")
 
 
 def run_cli(
@@ -172,8 +177,7 @@ def refused(tmp_path_factory: pytest.TempPathFactory) -> Refused:
     each item is refused, so the items share a copy instead of each making its own."""
     root = tmp_path_factory.mktemp("refused")
     copy_course(root)
-    (root / "site").mkdir()
-    (root / "site" / "built-before.txt").write_text("keep me")
+    old_site(root)
     page = lesson(root)
     lines = [append(page, text) + offset for text, offset, _ in REFUSED_BY_CHECK]
     (root / ".git").mkdir(exist_ok=True)
@@ -227,8 +231,7 @@ def prose_refused(tmp_path_factory: pytest.TempPathFactory) -> Refused:
     a paragraph of its own, and one build of it (every problem is reported in one run)."""
     root = tmp_path_factory.mktemp("prose")
     copy_course(root)
-    (root / "site").mkdir()
-    (root / "site" / "built-before.txt").write_text("keep me")
+    old_site(root)
     page = lesson(root)
     lines = [append(page, prose) for prose, _ in PROSE_REFUSED]
     before = snapshot(root)
@@ -320,13 +323,12 @@ def test_an_interrupted_build_leaves_no_staging_folder_and_the_old_site(
             break
         assert build.returncode == 0, stderr[-2000:]  # it ended before the signal: by building
         shutil.rmtree(course_copy / "site")  # the next try starts from the old site
-        (course_copy / "site").mkdir()
-        (course_copy / "site" / "built-before.txt").write_text("keep me")
+        old_site(course_copy)
     else:
         pytest.fail("each build ended before it could be signalled")
     assert build.returncode != 0, f"{seen}\n{stderr[-2000:]}"
     assert stderr.rstrip().splitlines()[-1].endswith(INTERRUPTED[signum]), stderr[-2000:]
-    assert not list(course_copy.glob(".site-*"))
+    assert not _staging_made(course_copy)
     assert snapshot(course_copy) == before
 
 

@@ -59,21 +59,24 @@ def _running(pid: int) -> bool:
     return True
 
 
+SIGNALS = (signal.SIGINT, signal.SIGTERM)  # the ones that end a build (Ctrl-C, kill)
+
+
 @contextlib.contextmanager
-def staging_folder(site_dir: Path) -> Iterator[tuple[Path, Path]]:
+def staging_folder(site_dir: Path, interrupts: Interrupts) -> Iterator[tuple[Path, Path]]:
     """A fresh staging folder beside ``site_dir``, and the name the old site takes while the new
     one is swapped in; both are removed on the way out, however the build ends. The folder is
-    made with SIGINT and SIGTERM held back, so a signal cannot come between its making and the
-    ``finally`` that removes it."""
-    held = _HeldSignals()
+    made with the build's signals held (``interrupts``), so none can come between its making and
+    the ``finally`` that removes it."""
+    interrupts.hold()
     try:
         staging = Path(tempfile.mkdtemp(prefix=f".site-{os.getpid()}-", dir=site_dir.parent))
     except BaseException:
-        held.release()
+        interrupts.release()
         raise
     old = staging.with_name(staging.name + "-old")
     try:
-        held.release()
+        interrupts.release()
         umask = os.umask(0)
         os.umask(umask)
         staging.chmod(0o777 & ~umask)  # mkdtemp makes it 0700; site/ is served and shared
@@ -86,9 +89,9 @@ def staging_folder(site_dir: Path) -> Iterator[tuple[Path, Path]]:
 def swap_in(staging: Path, site_dir: Path, old: Path, interrupts: Interrupts) -> None:
     """Replace ``site_dir`` by ``staging`` with no moment, even on a signal, without either;
     not after a signal (``interrupts``), even one whose exception was lost."""
-    held = _HeldSignals()
+    interrupts.check()
+    interrupts.hold()
     try:
-        interrupts.check()
         if site_dir.exists():
             site_dir.rename(old)
         try:
@@ -99,47 +102,39 @@ def swap_in(staging: Path, site_dir: Path, old: Path, interrupts: Interrupts) ->
             raise
         interrupts.swapped_in = True
     finally:
-        held.release()
-
-
-class _HeldSignals:
-    """SIGINT and SIGTERM held back from its making until :meth:`release`, which then acts on
-    each one that came as it would have been acted on. They are held by Python handlers, not by
-    a thread's signal mask: the kernel hands a process's signal to any thread that does not
-    block it, and a build has threads besides the main one (its worker pool's)."""
-
-    SIGNALS = (signal.SIGINT, signal.SIGTERM)
-
-    def __init__(self) -> None:
-        self._came: list[int] = []
-        self._previous = {}
-        if threading.current_thread() is threading.main_thread():  # only it sets handlers
-            for signum in self.SIGNALS:
-                self._previous[signum] = signal.signal(signum, self._hold)
-
-    def _hold(self, signum: int, frame: object) -> None:
-        self._came.append(signum)
-
-    def release(self) -> None:
-        for signum, handler in self._previous.items():
-            signal.signal(signum, handler)
-        for signum in self._came:  # handled now, by the handlers just put back
-            signal.raise_signal(signum)
+        interrupts.release()
 
 
 class Interrupts:
-    """The signals that came while a build ran. Each raised its exception when it came (SIGINT
-    KeyboardInterrupt, SIGTERM SystemExit), so ``finally`` blocks clean up after it; each is
-    also remembered, since an exception raised while a finaliser runs is dropped (Python prints
-    it and goes on) and the build would go on to its end: :func:`swap_in` asks here first."""
+    """The signals that came while a build ran (:func:`signals_end_the_build`). Each raises its
+    exception when it comes (SIGINT KeyboardInterrupt, SIGTERM SystemExit), so ``finally``
+    blocks clean up after it, or, while they are held (:meth:`hold`), when :meth:`release` ends
+    the hold. Each is also remembered, since an exception raised while a finaliser runs is
+    dropped (Python prints it and goes on) and the build would go on to its end:
+    :func:`swap_in` asks here first.
+
+    They are held by the handler, not by a thread's signal mask: the kernel hands a process's
+    signal to any thread that does not block it, and a build has threads besides the main one
+    (its worker pool's)."""
 
     def __init__(self) -> None:
         self.came: list[int] = []
         self.swapped_in = False  # set by swap_in once the new site is in place
+        self._held = False
 
     def stop(self, signum: int, frame: object) -> None:
         self.came.append(signum)
-        raise self.exception(signum)
+        if not self._held:
+            raise self.exception(signum)
+
+    def hold(self) -> None:
+        """Until :meth:`release`, remember the signals that come and raise nothing."""
+        self._held = True
+
+    def release(self) -> None:
+        """End the hold, and raise the signal that came, if one did."""
+        self._held = False
+        self.check()
 
     def check(self) -> None:
         """Raise the first signal's exception again, if one came."""
@@ -162,7 +157,7 @@ def signals_end_the_build() -> Iterator[Interrupts]:
     if threading.current_thread() is not threading.main_thread():
         yield interrupts
         return
-    previous = {signum: signal.signal(signum, interrupts.stop) for signum in _HeldSignals.SIGNALS}
+    previous = {signum: signal.signal(signum, interrupts.stop) for signum in SIGNALS}
     try:
         yield interrupts
     finally:

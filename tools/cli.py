@@ -165,7 +165,7 @@ def build_site(site_dir: Path, *, root: Path = ROOT, strict_results: bool = Fals
             root, syntax=MKDOCS, strict_results=strict_results, workers=pool
         )
         build_staging.remove_abandoned_staging(site_dir.parent)
-        with build_staging.staging_folder(site_dir) as (staging, old):
+        with build_staging.staging_folder(site_dir, interrupts) as (staging, old):
             course = mkdocs_build.build(
                 root / "mkdocs.yml",
                 staging,

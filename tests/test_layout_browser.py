@@ -16,6 +16,8 @@ pytestmark = pytest.mark.browser
 DESKTOP = {"width": 1280, "height": 900}
 PHONE = {"width": 390, "height": 844}
 PLANNER_PAGE = "lessons/02-part-3-measuring-and-choosing.html"
+LESSON_2 = "lessons/02-gradient-checkpointing.html"
+QUIZ_UR = "quizzes/checkpointing-ur.html"
 
 # Every shown table in the text column: how wide it is against the column, and the wrapper it
 # scrolls in when it does (what that wrapper tells a sighted and a screen-reader user).
@@ -193,3 +195,97 @@ def test_a_figure_holding_a_list_reads_as_text_not_centred(open_site):
         )
         assert set(layout["aligns"]) <= {"start", "left"}, layout
         assert layout["gap"] <= 30, layout  # the list's own indent, not a centred block's margin
+
+
+HELD_BLOCKS = ".md-content__inner > h2 ~ :is(p, ul, ol)"  # text that waits off screen
+# Every block that waits off screen (course.css), and what in it takes keyboard focus.
+HELD_ALL = (
+    ".md-content__inner > h2 ~ :is(p, ul, ol, blockquote, details, .admonition, .arithmatex,"
+    " .flashcards), .md-typeset .benchmark, .md-typeset > .highlight"
+)
+FOCUSABLE = "a[href], button, summary, input, select, textarea, [tabindex]"
+
+
+def test_text_below_the_first_screen_is_laid_out_when_it_comes_near_it(open_site):
+    """Lesson 2's paragraphs and lists after its first section heading wait (content-visibility)
+    until they come near the screen, so Material's start-up pass lays out the first screen only;
+    the text above that heading, on the first screen, never waits (it would move the heading)."""
+    watched = open_site()
+    watched.page.set_viewport_size(DESKTOP)
+    page = watched.goto(LESSON_2)
+    state = page.evaluate(
+        """(held) => {
+          const shown = e => e.checkVisibility({contentVisibilityAuto: true});
+          const article = document.querySelector('.md-content__inner');
+          const first = article.querySelector(':scope > h2');
+          const before = [...article.children].filter(
+            e => e !== first && e.compareDocumentPosition(first) & Node.DOCUMENT_POSITION_FOLLOWING
+          );
+          const last = [...article.querySelectorAll(held)].filter(b => b.firstElementChild).pop();
+          return {
+            before: before.map(e => getComputedStyle(e).contentVisibility),
+            held: [...article.querySelectorAll(held)].length,
+            lastShown: shown(last.firstElementChild),
+          };
+        }""",
+        HELD_BLOCKS,
+    )
+    assert state["held"] >= 20, state
+    assert set(state["before"]) == {"visible"}, state
+    assert state["lastShown"] is False, "the lesson's last paragraphs wait off screen"
+    last = page.locator(HELD_BLOCKS).last
+    last.scroll_into_view_if_needed()
+    page.wait_for_timeout(200)
+    assert last.evaluate(
+        "b => [...b.children].every(c => c.checkVisibility({contentVisibilityAuto: true}))"
+    ), "a paragraph that comes on screen is shown"
+
+
+def test_what_takes_focus_in_a_block_that_waits_shows_its_whole_focus_outline(open_site):
+    """A block that waits off screen clips what it paints to itself: the focus outline of each
+    link, button or other control in it, as the page draws it when the keyboard focuses it, must
+    lie inside the block, on the lessons with links, benchmarks, solutions and flashcards."""
+    watched = open_site()
+    watched.page.set_viewport_size(PHONE)
+    for path in ("lessons/01-finding-and-claiming-work.html", LESSON_2, PLANNER_PAGE, QUIZ_UR):
+        page = watched.goto(path)
+        # A block that has not been near the screen holds a short place while its links are laid
+        # out at full height past it: read each block once it has been shown, as a reader does.
+        page.evaluate(
+            """async () => {
+              const frame = () => new Promise(
+                done => requestAnimationFrame(() => requestAnimationFrame(done)));
+              for (let y = 0; y < document.documentElement.scrollHeight; y += innerHeight / 2) {
+                scrollTo(0, y);
+                await frame();
+              }
+            }"""
+        )
+        cut = page.evaluate(
+            """([held, focusable]) => {
+              const cut = [];
+              for (const block of document.querySelectorAll(held)) {
+                for (const control of block.querySelectorAll(focusable)) {
+                  if (!control.checkVisibility()) continue;  // not shown (a closed solution)
+                  control.focus({focusVisible: true, preventScroll: true});
+                  const box = block.getBoundingClientRect();  // after: focus shows the block
+                  control.classList.add('focus-visible');  // Material's mark of keyboard focus
+                  const style = getComputedStyle(control);
+                  const reach = style.outlineStyle === 'none' ? 0
+                    : Math.max(0, parseFloat(style.outlineOffset) + parseFloat(style.outlineWidth));
+                  control.classList.remove('focus-visible');
+                  control.blur();
+                  for (const r of control.getClientRects()) {
+                    const out = Math.max(
+                      box.left - (r.left - reach), r.right + reach - box.right,
+                      box.top - (r.top - reach), r.bottom + reach - box.bottom);
+                    const name = control.textContent.trim().slice(0, 40) || control.tagName;
+                    if (out > 0.5) cut.push([name, Math.round(out)]);
+                  }
+                }
+              }
+              return cut;
+            }""",
+            [HELD_ALL, FOCUSABLE],
+        )
+        assert cut == [], f"{path}: focus outlines cut off by their block (control, px): {cut}"

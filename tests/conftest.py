@@ -307,6 +307,22 @@ def browser(playwright: Any) -> Iterator[Any]:
         instance.close()
 
 
+def scroll_through(page: Any) -> None:
+    """Bring each part of the page near the screen once, as a reader scrolling down does: the
+    blocks that wait off screen (course.css: content-visibility) are then laid out, and their
+    text is rendered text (``innerText`` leaves out what has never been shown)."""
+    page.evaluate(
+        """async () => {
+          const frame = () => new Promise(
+            done => requestAnimationFrame(() => requestAnimationFrame(done)));
+          for (let y = 0; y < document.documentElement.scrollHeight; y += innerHeight / 2) {
+            scrollTo(0, y);
+            await frame();
+          }
+        }"""
+    )
+
+
 def scripts_ran(page: Any) -> None:
     """Wait until the course's scripts that this page names have run (startup.js loads them after
     the first paint, so the load event can come first)."""

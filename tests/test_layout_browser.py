@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from conftest import scroll_through
 
 pytestmark = pytest.mark.browser
 
@@ -251,16 +252,7 @@ def test_what_takes_focus_in_a_block_that_waits_shows_its_whole_focus_outline(op
         page = watched.goto(path)
         # A block that has not been near the screen holds a short place while its links are laid
         # out at full height past it: read each block once it has been shown, as a reader does.
-        page.evaluate(
-            """async () => {
-              const frame = () => new Promise(
-                done => requestAnimationFrame(() => requestAnimationFrame(done)));
-              for (let y = 0; y < document.documentElement.scrollHeight; y += innerHeight / 2) {
-                scrollTo(0, y);
-                await frame();
-              }
-            }"""
-        )
+        scroll_through(page)
         cut = page.evaluate(
             """([held, focusable]) => {
               const cut = [];

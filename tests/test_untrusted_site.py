@@ -21,7 +21,7 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 import pytest
-from conftest import LOCAL_HOSTS, ROOT, copy_course, cut_lab_to, serve
+from conftest import LOCAL_HOSTS, ROOT, copy_course, cut_lab_to, scroll_through, serve
 from html_tags import active_markup
 from mkdocs_course.course import config as course_config
 from mkdocs_course.course.links import leaves_site
@@ -252,6 +252,7 @@ def test_hostile_course_shows_no_dialog_and_loads_nothing_from_elsewhere(
                 page.wait_for_timeout(100)
                 visited += 1
             page.goto(base + "lessons/01-finding-and-claiming-work.html")
+            scroll_through(page)  # its cards are below the first screen
             text = page.inner_text("body")
             page.goto(base + "lab/checkpointing-lab.html")
             lab_text = page.inner_text("body")

@@ -22,9 +22,10 @@
 
   var SETTINGS = ["none", "selective-attention", "selective", "segments", "groups", "every-layer", "offload"];
 
-  function blockBytes(block, batch, tokens, hidden, heads, attention, size, computeSize, maskSize) {
+  function blockBytes(block, batch, tokens, hidden, heads, attention, size, computeSize, maskSize, softmaxSize) {
     var m = computeSize || size;
     var mask = maskSize === null ? m : maskSize;
+    var sm = softmaxSize || m;
     var n = batch * tokens * hidden;
     var perToken = batch * tokens;
     var casts = computeSize !== null && computeSize !== size;
@@ -63,11 +64,11 @@
     var proj = [hidden, hidden];
     var core, coreMatmuls, coreBackward, extra, atCore;
     if (attention === "explicit") {
-      core = scores * (m + mask + m);
+      core = scores * (sm + mask + m);
       coreMatmuls = (scores + n) * m;
-      coreBackward = scores * m + 5 * n * m - mlp;
+      coreBackward = scores * (2 * sm - m) + 5 * n * m - mlp;
       extra = casts ? scores * size : 0;
-      atCore = scores * (3 * m + mask);
+      atCore = scores * (m + 2 * sm + mask + (sm !== m ? m : 0));
     } else {
       core = n * m + batch * heads * tokens * 4;
       coreMatmuls = 0;
@@ -97,6 +98,11 @@
     return [2 * h + (3 * h * h + 3 * h) + (h * h + h) + mlp, 12];
   }
 
+  // memory_model.optimizer_units with foreach (CUDA's default), as the planner plans for CUDA
+  function optimizerUnits(optimizer, parameterBytes, a, temporaries) {
+    return 1 + (temporaries[optimizer][0] * parameterBytes) / a;
+  }
+
   function stateBytes(parameters, tensors, size, ranks, optimizer, optimizers) {
     var values = optimizers[optimizer][0];
     var perTensor = optimizers[optimizer][1];
@@ -113,8 +119,14 @@
   }
 
   // param: {layersPerGroup, segments, and the transient terms in units of a: backward,
-  // recomputeExtra, needed, stash, cached, forward, forwardSelective (each 0 when absent)}
+  // recomputeExtra, needed, stash, cached, forward, forwardSelective, and the optimizer step's
+  // optimizer (each 0 when absent)}
   function predict(strategy, L, a, c, kept, param) {
+    var passes = passesPeak(strategy, L, a, c, kept, param);
+    return [passes[0], Math.max(passes[1], (param.optimizer || 0) * a)];
+  }
+
+  function passesPeak(strategy, L, a, c, kept, param) {
     var saved;
     var w = (param.backward || 0) * a;
     var extra = param.recomputeExtra || 0;
@@ -273,7 +285,8 @@
     var size = model.itemsize[precision[0]];
     var compute = precision[1] === null ? null : model.itemsize[precision[1]];
     var a = v.batch * v.tokens * v.hidden * size;
-    var perBlock = blockBytes(v.block, v.batch, v.tokens, v.hidden, v.heads, v.attention, size, compute, 1);
+    var softmax = compute === null ? null : 4; // CUDA's autocast runs softmax in float32
+    var perBlock = blockBytes(v.block, v.batch, v.tokens, v.hidden, v.heads, v.attention, size, compute, 1, softmax);
     var params = blockParameters(v.block, v.hidden);
 
     function resident(r) {
@@ -302,7 +315,9 @@
       limit: usable - state.total,
       coreShare: transformer ? attentionCoreShare(v.tokens, v.hidden) : 1.0,
       forwardShare: model.forwardShare,
-      transient: transientUnits(perBlock, a, model.rngStateBytes),
+      transient: Object.assign(transientUnits(perBlock, a, model.rngStateBytes), {
+        optimizer: optimizerUnits(v.optimizer, state.parameter_bytes, a, model.stepTemporaries),
+      }),
       measured: measuredOverheads(model.measured || [], v.block, v.attention, compute !== null),
     });
     result.options.forEach(function (o) {

@@ -418,6 +418,7 @@ class Config:
             compute_size=compute,
             mask_size=1 if on_cuda else None,  # CUDA's fused dropout keeps a bool mask
             softmax_size=4 if on_cuda and compute else None,  # CUDA's autocast: float32 softmax
+            cuda_kernels=on_cuda,
         )
 
     @property

@@ -44,6 +44,7 @@ def block_bytes(
     compute_size: int | None = None,
     mask_size: int | None = None,
     softmax_size: int | None = None,
+    cuda_kernels: bool = False,
 ) -> dict[str, int]:
     """Bytes one block of ``snippets/checkpointing.py`` keeps for backward, counted from its code.
 
@@ -52,10 +53,15 @@ def block_bytes(
     dropout's mask per element (torch's CPU dropout keeps its scaled noise in the compute dtype,
     CUDA's fused kernel a 1-byte bool); ``softmax_size``: the explicit softmax's output per
     element (CUDA's autocast list runs softmax in float32 whatever the autocast dtype, the CPU
-    list in the autocast dtype; default the compute size). Keys: ``full`` (no checkpointing),
-    ``matmuls`` (what selective checkpointing with the keep-the-matmuls policy keeps: the block
-    input plus every mm/addmm/bmm output), ``attention`` (what selective recomputation of the
-    attention core keeps: all but the core's insides). The terms:
+    list in the autocast dtype; default the compute size); ``cuda_kernels``: count explicit
+    attention's backward and recomputation as CUDA's kernels hold them (seen op by op on an
+    H200): the softmax's backward kernel holds a scratch tensor of the scores' size while it
+    runs, and recomputing a block under autocast holds nothing more than running it once (the
+    CPU kernels' extra float32 score-sized tensor, ``recompute_extra``, is CPU autocast's).
+    Keys: ``full`` (no checkpointing), ``matmuls`` (what selective checkpointing with the
+    keep-the-matmuls policy keeps: the block input plus every mm/addmm/bmm output),
+    ``attention`` (what selective recomputation of the attention core keeps: all but the core's
+    insides). The terms:
 
     - LayerNorm keeps its input (``size``) and a float32 mean and 1/std per token;
     - a Linear keeps its input in the compute dtype; under autocast also the 16-bit copy of its
@@ -131,8 +137,13 @@ def block_bytes(
     qkv, proj = (hidden, 3 * hidden), (hidden, hidden)
     if attention == "explicit":
         core, core_matmuls = scores * (s + mask + m), (scores + n) * m  # q·kᵀ and probs·v
-        core_backward = scores * (2 * s - m) + 5 * n * m - mlp
-        extra = scores * size if casts else 0
+        if cuda_kernels:  # at the softmax's backward: its incoming gradient, its result and
+            # its scratch, with the dropped probabilities and the mask freed; q's and k's
+            # gradients come later, so two [B, T, H] gradients (v's, the core output's)
+            core_backward = scores * (3 * s - m - mask) + 2 * n * m - mlp
+        else:
+            core_backward = scores * (2 * s - m) + 5 * n * m - mlp
+        extra = scores * size if casts and not cuda_kernels else 0
         # the scaled scores, the probabilities, the mask, the dropped probabilities (and, for a
         # float32 softmax, the dropped probabilities' 16-bit copy for the matmul with v)
         at_core = scores * (m + 2 * s + mask + (m if s != m else 0))
@@ -406,14 +417,19 @@ def _option(
 ) -> dict:
     """One row of the planner: activation peak, recomputed fraction, step-time overhead, fit.
 
-    ``transient``: :func:`predict`'s transient terms in units of a (:func:`transient_units`)."""
-    peak = predict(strategy, layers, a, c, kept, **param, **(transient or {}))[1]
+    ``transient``: :func:`predict`'s transient terms in units of a (:func:`transient_units`),
+    and its ``optimizer``. ``passes``: the peak of the forward and backward passes alone."""
+    terms = dict(transient or {})
+    optimizer = terms.pop("optimizer", 0.0)
+    passes = passes_peak(strategy, layers, a, c, kept, **param, **terms)[1]
+    peak = max(passes, optimizer * a)
     fraction = recomputed_fraction(strategy, layers, param.get("segments"), core_share)
     return {
         "setting": setting,
         "strategy": strategy,
         **param,
         "peak": peak,
+        "passes": passes,
         "fraction": fraction,
         "overhead": None if fraction is None else fraction * FORWARD_SHARE,
         "fits": peak <= limit,
@@ -557,6 +573,7 @@ def plan_step(
         compute_size=ITEMSIZE[autocast] if autocast else None,
         mask_size=1,
         softmax_size=4 if autocast else None,
+        cuda_kernels=True,
     )
     params, tensors = block_parameters(block, hidden)
 
@@ -588,9 +605,16 @@ def plan_step(
         o["total"] = state["total"] + o["peak"]
     ranks_needed = None
     if result["recommended"] is None:
-        lowest = min(o["peak"] for o in result["options"] if o["overhead"] is not None)
-        more = range(ranks + 1, MAX_RANKS + 1)
-        ranks_needed = next((r for r in more if resident(r)["total"] + lowest <= usable), None)
+        # the passes' peak is the same on any number of ranks; the optimizer step's shrinks
+        # with the shards it updates
+        lowest = min(o["passes"] for o in result["options"] if o["overhead"] is not None)
+
+        def fits(r: int) -> bool:
+            shard = resident(r)
+            step_peak = optimizer_units(optimizer, shard["parameter_bytes"], hidden, size, a, True)
+            return shard["total"] + max(lowest, step_peak * a) <= usable
+
+        ranks_needed = next((r for r in range(ranks + 1, MAX_RANKS + 1) if fits(r)), None)
     return {**result, "a": a, "block_bytes": per_block, "state": state, "usable": usable,
             "ranks_needed": ranks_needed}  # fmt: skip
 

@@ -22,7 +22,7 @@
 
   var SETTINGS = ["none", "selective-attention", "selective", "segments", "groups", "every-layer", "offload"];
 
-  function blockBytes(block, batch, tokens, hidden, heads, attention, size, computeSize, maskSize, softmaxSize) {
+  function blockBytes(block, batch, tokens, hidden, heads, attention, size, computeSize, maskSize, softmaxSize, cudaKernels) {
     var m = computeSize || size;
     var mask = maskSize === null ? m : maskSize;
     var sm = softmaxSize || m;
@@ -66,8 +66,11 @@
     if (attention === "explicit") {
       core = scores * (sm + mask + m);
       coreMatmuls = (scores + n) * m;
-      coreBackward = scores * (2 * sm - m) + 5 * n * m - mlp;
-      extra = casts ? scores * size : 0;
+      // CUDA's softmax backward: its gradient, result and scratch, q's and k's gradients later
+      coreBackward = cudaKernels
+        ? scores * (3 * sm - m - mask) + 2 * n * m - mlp
+        : scores * (2 * sm - m) + 5 * n * m - mlp;
+      extra = casts && !cudaKernels ? scores * size : 0;
       atCore = scores * (m + 2 * sm + mask + (sm !== m ? m : 0));
     } else {
       core = n * m + batch * heads * tokens * 4;
@@ -98,9 +101,10 @@
     return [2 * h + (3 * h * h + 3 * h) + (h * h + h) + mlp, 12];
   }
 
-  // memory_model.optimizer_units with foreach (CUDA's default), as the planner plans for CUDA
-  function optimizerUnits(optimizer, parameterBytes, a, temporaries) {
-    return 1 + (temporaries[optimizer][0] * parameterBytes) / a;
+  // memory_model.optimizer_units: the optimizer step's peak above the resident state, in a
+  function optimizerUnits(optimizer, parameterBytes, hidden, size, a, foreach, temporaries) {
+    var t = temporaries[optimizer];
+    return 1 + (foreach ? t[0] * parameterBytes : t[1] * 4 * hidden * hidden * size) / a;
   }
 
   function stateBytes(parameters, tensors, size, ranks, optimizer, optimizers) {
@@ -189,7 +193,8 @@
   // m: {layers, a, c, kept, limit, coreShare, forwardShare, transient (transientUnits)}
   function option(setting, strategy, m, kept, param) {
     var terms = Object.assign({}, m.transient || {}, param);
-    var peak = predict(strategy, m.layers, m.a, m.c, kept, terms)[1];
+    var passes = passesPeak(strategy, m.layers, m.a, m.c, kept, terms)[1];
+    var peak = Math.max(passes, (terms.optimizer || 0) * m.a);
     var fraction = recomputedFraction(strategy, m.layers, param.segments, m.coreShare);
     return {
       setting: setting,
@@ -197,6 +202,7 @@
       layersPerGroup: param.layersPerGroup,
       segments: param.segments,
       peak: peak,
+      passes: passes,
       fraction: fraction,
       overhead: fraction === null ? null : fraction * m.forwardShare,
       fits: peak <= m.limit,
@@ -286,7 +292,7 @@
     var compute = precision[1] === null ? null : model.itemsize[precision[1]];
     var a = v.batch * v.tokens * v.hidden * size;
     var softmax = compute === null ? null : 4; // CUDA's autocast runs softmax in float32
-    var perBlock = blockBytes(v.block, v.batch, v.tokens, v.hidden, v.heads, v.attention, size, compute, 1, softmax);
+    var perBlock = blockBytes(v.block, v.batch, v.tokens, v.hidden, v.heads, v.attention, size, compute, 1, softmax, true);
     var params = blockParameters(v.block, v.hidden);
 
     function resident(r) {
@@ -316,7 +322,7 @@
       coreShare: transformer ? attentionCoreShare(v.tokens, v.hidden) : 1.0,
       forwardShare: model.forwardShare,
       transient: Object.assign(transientUnits(perBlock, a, model.rngStateBytes), {
-        optimizer: optimizerUnits(v.optimizer, state.parameter_bytes, a, model.stepTemporaries),
+        optimizer: optimizerUnits(v.optimizer, state.parameter_bytes, v.hidden, size, a, true, model.stepTemporaries),
       }),
       measured: measuredOverheads(model.measured || [], v.block, v.attention, compute !== null),
     });
@@ -325,12 +331,15 @@
     });
     var ranksNeeded = null;
     if (result.recommended === null) {
+      // the passes' peak is the same on any number of ranks; the optimizer step's shrinks
       var lowest = Infinity;
       result.options.forEach(function (o) {
-        if (o.overhead !== null && o.peak < lowest) lowest = o.peak;
+        if (o.overhead !== null && o.passes < lowest) lowest = o.passes;
       });
       for (var r = v.ranks + 1; r <= model.maxRanks; r++) {
-        if (resident(r).total + lowest <= usable) {
+        var shard = resident(r);
+        var stepPeak = optimizerUnits(v.optimizer, shard.parameter_bytes, v.hidden, size, a, true, model.stepTemporaries) * a;
+        if (shard.total + Math.max(lowest, stepPeak) <= usable) {
           ranksNeeded = r;
           break;
         }
@@ -733,6 +742,7 @@
   window.coursePlanner = {
     blockBytes: blockBytes,
     transientUnits: transientUnits,
+    optimizerUnits: optimizerUnits,
     predict: predict,
     recomputedFraction: recomputedFraction,
     plan: plan,

@@ -417,6 +417,8 @@ class Config:
             size=memory_model.ITEMSIZE[self.dtype],
             compute_size=compute,
             mask_size=1 if on_cuda else None,  # CUDA's fused dropout keeps a bool mask
+            softmax_size=4 if on_cuda and compute else None,  # CUDA's autocast: float32 softmax
+            cuda_kernels=on_cuda,
         )
 
     @property
@@ -482,15 +484,25 @@ def predict(
     strategy: Strategy, config: Config, device: torch.device | str = "cpu"
 ) -> tuple[int, int]:
     """(bytes saved for backward, peak bytes): the course's model (``memory_model``), from the
-    per-layer sizes a and c * a that ``memory_model.block_bytes`` counts from the blocks."""
+    per-layer sizes a and c * a that ``memory_model.block_bytes`` counts from the blocks, and
+    the Adam step of :class:`WholeStep` (torch.optim's default: foreach on CUDA)."""
     a, per_block = config.boundary_bytes, config.block_bytes(device)
     kept = per_block["attention" if strategy.name == "selective-attention" else "matmuls"]
+    optimizer = memory_model.optimizer_units(
+        "adam",
+        predicted_state(config)["parameter_bytes"],
+        config.hidden,
+        memory_model.ITEMSIZE[config.dtype],
+        a,
+        foreach=torch.device(device).type == "cuda",
+    )
     saved, peak = memory_model.predict(
         strategy.name,
         config.layers,
         a,
         per_block["full"] / a,
         kept / a,
+        optimizer=optimizer,
         layers_per_group=strategy.layers_per_group,
         segments=strategy.segments,
         **memory_model.transient_units(per_block, a),

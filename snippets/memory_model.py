@@ -43,24 +43,34 @@ def block_bytes(
     size: int = 4,
     compute_size: int | None = None,
     mask_size: int | None = None,
+    softmax_size: int | None = None,
+    cuda_kernels: bool = False,
 ) -> dict[str, int]:
     """Bytes one block of ``snippets/checkpointing.py`` keeps for backward, counted from its code.
 
     ``size``: the model's item size (its parameters and residual stream); ``compute_size``: the
     autocast dtype's (matmul inputs and outputs, GELU, softmax; default ``size``); ``mask_size``:
     dropout's mask per element (torch's CPU dropout keeps its scaled noise in the compute dtype,
-    CUDA's fused kernel a 1-byte bool). Keys: ``full`` (no checkpointing), ``matmuls`` (what
-    selective checkpointing with the keep-the-matmuls policy keeps: the block input plus every
-    mm/addmm/bmm output), ``attention`` (what selective recomputation of the attention core
-    keeps: all but the core's insides). The terms:
+    CUDA's fused kernel a 1-byte bool); ``softmax_size``: the explicit softmax's output per
+    element (CUDA's autocast list runs softmax in float32 whatever the autocast dtype, the CPU
+    list in the autocast dtype; default the compute size); ``cuda_kernels``: count explicit
+    attention's backward and recomputation as CUDA's kernels hold them (seen op by op on an
+    H200): the softmax's backward kernel holds a scratch tensor of the scores' size while it
+    runs, and recomputing a block under autocast holds nothing more than running it once (the
+    CPU kernels' extra float32 score-sized tensor, ``recompute_extra``, is CPU autocast's).
+    Keys: ``full`` (no checkpointing), ``matmuls`` (what selective checkpointing with the
+    keep-the-matmuls policy keeps: the block input plus every mm/addmm/bmm output),
+    ``attention`` (what selective recomputation of the attention core keeps: all but the core's
+    insides). The terms:
 
     - LayerNorm keeps its input (``size``) and a float32 mean and 1/std per token;
     - a Linear keeps its input in the compute dtype; under autocast also the 16-bit copy of its
       weight (a new tensor, not the parameter);
     - GELU keeps its input (4 H per token);
     - explicit attention keeps q, k, v, the softmax output and the dropped probabilities
-      (heads·T² each) and dropout's mask; fused attention keeps q, k, v, its output and one
-      float32 log-sum-exp per head and token.
+      (heads·T² each; under CUDA's autocast a float32 softmax output, and the dropped float32
+      probabilities' 16-bit copy that the matmul with v keeps) and dropout's mask; fused
+      attention keeps q, k, v, its output and one float32 log-sum-exp per head and token.
 
     Three more keys are what a block holds *beyond* what it keeps, while backward runs (the
     transient terms of :func:`predict`):
@@ -69,9 +79,11 @@ def block_bytes(
       MLP part that is Linear-down's backward: the incoming gradient (``size``), the gradient of
       its input (4 H per token, compute dtype), its weight gradient (4 H², compute dtype) before
       it is added to ``.grad``, and under autocast the incoming gradient's 16-bit copy. Explicit
-      attention's is larger when the scores are: the probabilities' gradient (heads·T²) and the
-      incoming gradient with four [B, T, H] gradients around the core, by then without the MLP
-      part's kept tensors, which its backward freed. Fused attention's is smaller than the MLP's.
+      attention's is larger when the scores are: the probabilities' gradient (heads·T²; a
+      float32 softmax's backward holds its incoming gradient and its result in float32, where
+      the 16-bit copy it was given is freed: 2·4 − 2 bytes per score) and the incoming gradient
+      with four [B, T, H] gradients around the core, by then without the MLP part's kept
+      tensors, which its backward freed. Fused attention's is smaller than the MLP's.
     - ``recompute_extra``: recomputing a whole explicit-attention block under autocast holds one
       more float32 score-sized tensor (heads·T², ``size``) than running it once does.
     - ``needed``: of what selective checkpointing keeps, what backward reads (the block's input
@@ -93,6 +105,7 @@ def block_bytes(
     """
     m = compute_size or size
     mask = m if mask_size is None else mask_size
+    s = softmax_size or m
     n, per_token = batch * tokens * hidden, batch * tokens
     casts = compute_size is not None and compute_size != size  # autocast: weight copies kept
     norm = n * size + 2 * per_token * 4
@@ -123,9 +136,17 @@ def block_bytes(
     scores = batch * heads * tokens * tokens
     qkv, proj = (hidden, 3 * hidden), (hidden, hidden)
     if attention == "explicit":
-        core, core_matmuls = scores * (m + mask + m), (scores + n) * m  # q·kᵀ and probs·v
-        core_backward, extra = scores * m + 5 * n * m - mlp, scores * size if casts else 0
-        at_core = scores * (3 * m + mask)
+        core, core_matmuls = scores * (s + mask + m), (scores + n) * m  # q·kᵀ and probs·v
+        if cuda_kernels:  # at the softmax's backward: its incoming gradient, its result and
+            # its scratch, with the dropped probabilities and the mask freed; q's and k's
+            # gradients come later, so two [B, T, H] gradients (v's, the core output's)
+            core_backward = scores * (3 * s - m - mask) + 2 * n * m - mlp
+        else:
+            core_backward = scores * (2 * s - m) + 5 * n * m - mlp
+        extra = scores * size if casts and not cuda_kernels else 0
+        # the scaled scores, the probabilities, the mask, the dropped probabilities (and, for a
+        # float32 softmax, the dropped probabilities' 16-bit copy for the matmul with v)
+        at_core = scores * (m + 2 * s + mask + (m if s != m else 0))
     else:
         core, core_matmuls = n * m + batch * heads * tokens * 4, 0
         core_backward, extra = 0, 0
@@ -165,6 +186,12 @@ def block_parameters(block: str, hidden: int) -> tuple[int, int]:
 # tensor). Adam and AdamW keep two moments (exp_avg, exp_avg_sq) and one float32 step count per
 # tensor (torch.optim without capturable/fused); SGD with momentum one buffer; plain SGD nothing.
 OPTIMIZERS = {"adam": (2, 4), "sgd-momentum": (1, 0), "sgd": (0, 0)}
+# What a step allocates beyond that state, and frees before it ends: (parameter-sized tensors
+# over the whole list with torch.optim's foreach implementation; tensors of one parameter's size
+# at once, tensor by tensor, without it). Adam divides by the square root of exp_avg_sq: foreach
+# makes that root for every parameter at once (``_foreach_sqrt``), the single-tensor path makes
+# the root and then its quotient by the bias correction. SGD updates in place.
+STEP_TEMPORARIES = {"adam": (1, 2), "sgd-momentum": (0, 0), "sgd": (0, 0)}
 
 
 def state_bytes(
@@ -231,6 +258,26 @@ def predict(
     c: float,
     kept: float | None = None,
     *,
+    optimizer: float = 0.0,
+    **terms: float | int | None,
+) -> tuple[float, float]:
+    """(bytes saved for backward, peak bytes) of ``layers`` blocks of size a and c·a.
+
+    The peak is the higher of the forward's and backward's (:func:`passes_peak`, whose terms
+    ``terms`` are) and the optimizer step's, ``optimizer`` a above the resident state
+    (:func:`optimizer_units`; 0 leaves it out).
+    """
+    saved, peak = passes_peak(strategy, layers, a, c, kept, **terms)
+    return saved, max(peak, optimizer * a)
+
+
+def passes_peak(
+    strategy: str,
+    layers: int,
+    a: float,
+    c: float,
+    kept: float | None = None,
+    *,
     layers_per_group: int | None = None,
     segments: int | None = None,
     backward: float = 0.0,
@@ -241,7 +288,8 @@ def predict(
     forward: float = 0.0,
     forward_selective: float = 0.0,
 ) -> tuple[float, float]:
-    """(bytes saved for backward, peak bytes) of ``layers`` blocks of size a and c·a.
+    """(bytes saved for backward, peak bytes of the forward and backward passes) of ``layers``
+    blocks of size a and c·a.
 
     The peak adds what backward holds beyond the kept tensors, all in units of a (0 leaves a
     term out): ``backward``, one block's backward working set; ``recompute_extra``, what
@@ -279,6 +327,20 @@ def predict(
     if strategy == "offload":
         return L * c * a, c * a + w  # everything saved lives on the host; one block on device
     return L * c * a, L * c * a + w  # none
+
+
+def optimizer_units(
+    optimizer: str, parameter_bytes: float, hidden: int, size: int, a: float, foreach: bool
+) -> float:
+    """The optimizer step's peak above the resident state, in units of a: the batch's input
+    (alive through the step) and the step's temporaries (:data:`STEP_TEMPORARIES`).
+    ``parameter_bytes``: the parameters this device updates (its shards under FSDP);
+    ``foreach``: torch.optim's implementation over the whole parameter list, the default on
+    CUDA; without it (the default on a CPU) the step goes tensor by tensor, and the largest
+    tensor, a Linear weight of 4H² (:func:`block_parameters`), sets the size."""
+    whole, each = STEP_TEMPORARIES[optimizer]
+    held = whole * parameter_bytes if foreach else each * 4 * hidden * hidden * size
+    return 1 + held / a
 
 
 def transient_units(per_block: dict[str, int], a: float) -> dict[str, float]:
@@ -355,14 +417,19 @@ def _option(
 ) -> dict:
     """One row of the planner: activation peak, recomputed fraction, step-time overhead, fit.
 
-    ``transient``: :func:`predict`'s transient terms in units of a (:func:`transient_units`)."""
-    peak = predict(strategy, layers, a, c, kept, **param, **(transient or {}))[1]
+    ``transient``: :func:`predict`'s transient terms in units of a (:func:`transient_units`),
+    and its ``optimizer``. ``passes``: the peak of the forward and backward passes alone."""
+    terms = dict(transient or {})
+    optimizer = terms.pop("optimizer", 0.0)
+    passes = passes_peak(strategy, layers, a, c, kept, **param, **terms)[1]
+    peak = max(passes, optimizer * a)
     fraction = recomputed_fraction(strategy, layers, param.get("segments"), core_share)
     return {
         "setting": setting,
         "strategy": strategy,
         **param,
         "peak": peak,
+        "passes": passes,
         "fraction": fraction,
         "overhead": None if fraction is None else fraction * FORWARD_SHARE,
         "fits": peak <= limit,
@@ -485,9 +552,11 @@ def plan_step(
     Every setting holds the same resident state (parameters, gradients, optimizer state, FSDP's
     buffers as :func:`fsdp_bytes` counts them for a loop that calls the sharded model); they
     differ in activations. A setting fits when state plus its activation
-    peak leaves ``headroom`` of ``device_bytes`` free. ``batch`` is per device. Dropout's mask
-    is counted as CUDA keeps it (1 byte). ``ranks_needed``: when nothing recomputing fits, the
-    fewest FSDP ranks with which the lowest such peak would (None: sharding alone cannot help).
+    peak leaves ``headroom`` of ``device_bytes`` free; the peak is the higher of the passes' and
+    the optimizer step's, with torch.optim's CUDA default (foreach). ``batch`` is per device.
+    Dropout's mask is counted as CUDA keeps it (1 byte), and autocast's softmax in float32.
+    ``ranks_needed``: when nothing recomputing fits, the fewest FSDP ranks with which the
+    lowest such peak would (None: sharding alone cannot help).
     ``measured_runs``: the course's measured overheads (:func:`measured_overheads`' entries).
     """
     dtype, autocast = PRECISIONS[precision]
@@ -503,6 +572,8 @@ def plan_step(
         size=size,
         compute_size=ITEMSIZE[autocast] if autocast else None,
         mask_size=1,
+        softmax_size=4 if autocast else None,
+        cuda_kernels=True,
     )
     params, tensors = block_parameters(block, hidden)
 
@@ -522,16 +593,28 @@ def plan_step(
         usable - state["total"],
         core=per_block["attention"] / a if transformer else None,
         core_share=attention_core_share(tokens, hidden) if transformer else 1.0,
-        transient=transient_units(per_block, a),
+        transient={
+            **transient_units(per_block, a),
+            "optimizer": optimizer_units(
+                optimizer, state["parameter_bytes"], hidden, size, a, foreach=True
+            ),
+        },
         measured=measured_overheads(measured_runs or [], block, attention, autocast is not None),
     )
     for o in result["options"]:
         o["total"] = state["total"] + o["peak"]
     ranks_needed = None
     if result["recommended"] is None:
-        lowest = min(o["peak"] for o in result["options"] if o["overhead"] is not None)
-        more = range(ranks + 1, MAX_RANKS + 1)
-        ranks_needed = next((r for r in more if resident(r)["total"] + lowest <= usable), None)
+        # the passes' peak is the same on any number of ranks; the optimizer step's shrinks
+        # with the shards it updates
+        lowest = min(o["passes"] for o in result["options"] if o["overhead"] is not None)
+
+        def fits(r: int) -> bool:
+            shard = resident(r)
+            step_peak = optimizer_units(optimizer, shard["parameter_bytes"], hidden, size, a, True)
+            return shard["total"] + max(lowest, step_peak * a) <= usable
+
+        ranks_needed = next((r for r in range(ranks + 1, MAX_RANKS + 1) if fits(r)), None)
     return {**result, "a": a, "block_bytes": per_block, "state": state, "usable": usable,
             "ranks_needed": ranks_needed}  # fmt: skip
 

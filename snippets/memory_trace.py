@@ -13,8 +13,10 @@ What a trace is, and is not:
   by the kernel torch dispatches to. CUDA differs where its kernels differ: fused attention
   (flash and memory-efficient kernels keep a log-sum-exp, never the scores, even with dropout;
   on CPU, SDPA with dropout falls back to the explicit ops), dropout's mask (CUDA keeps a 1-byte
-  bool, CPU a scaled copy in the compute dtype) and autocast's op lists (CUDA's casts
-  ``layer_norm`` to float32, CPU's does not). :data:`CUDA_DIFFERENCES` names them per run kind.
+  bool, CPU a scaled copy in the compute dtype), autocast's op lists (CUDA's runs ``softmax``
+  and ``layer_norm`` in float32, CPU's does not) and Adam (on CUDA torch.optim steps over the
+  whole parameter list at once, with one parameter-sized temporary; on CPU tensor by tensor).
+  :data:`CUDA_DIFFERENCES` names them per run kind, and :data:`CUDA_ADAM` for every run.
 - The random-number state that checkpointing stashes per checkpoint (``torch.get_rng_state``)
   is a real tensor made outside the fake mode's reach, a few KiB each: :func:`counting_rng_state`
   hands it to the count too, as the profiler sees it in the measurement.
@@ -46,14 +48,20 @@ from torch.utils._pytree import tree_leaves
 
 # What a CUDA run would keep differently from the CPU kernels traced here, per run kind.
 CUDA_DIFFERENCES = {
-    "fused": "CUDA's flash and memory-efficient SDPA kernels keep one log-sum-exp per row; "
+    "fused": "CUDA's flash and memory-efficient SDPA kernels keep one log-sum-exp per row, with "
+    "dropout too (they remake its mask from the random state); "
     "the CPU kernel traced here keeps the same without dropout, and falls back to the explicit "
     "ops (two score-sized tensors) with it",
     "explicit": "CUDA's dropout keeps a 1-byte bool mask per score; the CPU kernel traced here "
     "keeps a scaled copy in the compute dtype",
-    "autocast": "CUDA's autocast list casts layer_norm to float32; the CPU list traced here "
-    "does not (a bfloat16 layer_norm keeps bfloat16)",
+    "autocast": "CUDA's autocast list runs softmax and layer_norm in float32, so the explicit "
+    "core keeps float32 probabilities and a bfloat16 copy of the dropped ones; the CPU list "
+    "traced here keeps bfloat16 probabilities",
 }
+CUDA_ADAM = (
+    "CUDA's Adam (torch.optim's foreach default) holds one parameter-sized temporary during the "
+    "step; the CPU loop traced here holds two of the largest parameter's size"
+)
 
 
 class HeldBytes(TorchDispatchMode):
@@ -200,7 +208,9 @@ def trace_run(
         "name": name,
         "config": config.record(),
         "boundary_bytes": config.boundary_bytes,
-        "cuda_differs": CUDA_DIFFERENCES.get(run_kind(config)),
+        "cuda_differs": "; ".join(
+            filter(None, (CUDA_DIFFERENCES.get(run_kind(config)), CUDA_ADAM))
+        ),
         "state": {
             **(states[0] if states else {}),
             "predicted": checkpointing.predicted_state(config),

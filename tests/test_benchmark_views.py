@@ -40,12 +40,15 @@ def svgs(out: str) -> list[ET.Element]:
 # --- plot-breakdown ---------------------------------------------------------------------------
 
 
-def test_breakdown_draws_every_run_in_one_accessible_figure_from_the_committed_file():
-    out = render(ROOT, "plot-breakdown")
+def test_breakdown_draws_every_run_in_one_accessible_figure_from_the_committed_file(root: Path):
+    measured = [p for p in (ROOT / "docs" / "benchmarks").glob("*.json") if "traced" not in p.name]
+    assert len(svgs(render(ROOT, "plot-breakdown"))) == len(measured)  # one figure per file
     data = committed()
+    write(root, data)
+    out = render(root, "plot-breakdown")
     runs = [data, *data["runs"]]
-    assert out == render(ROOT, "plot-breakdown")  # deterministic
-    (svg,) = svgs(out)  # one figure per results file, as for the other plots
+    assert out == render(root, "plot-breakdown")  # deterministic
+    (svg,) = svgs(out)
     assert out.count("<figcaption>") == 1
     assert svg.get("role") == "img" and svg.find(f"{SVG}title") is not None
     assert svg.get("width") == "100%"  # fills a 390 px column as it fills a desktop's
@@ -73,10 +76,12 @@ def test_a_bar_chart_adds_texts_not_shapes_for_more_bars(root: Path):
     the grid; no style sheet of its own (the site's stylesheet styles every chart, once), and
     one drawing for every width."""
     data = committed()
+    write(root, data)
+    few_out = render(root, "plot-breakdown")
     added = len(data["rows"])
     data["rows"] = data["rows"] * 2  # the first run's bars twice: the same axis, more bars
     write(root, data)
-    few_out, more_out = render(ROOT, "plot-breakdown"), render(root, "plot-breakdown")
+    more_out = render(root, "plot-breakdown")
     (few,) = svgs(few_out)
     (more,) = svgs(more_out)
     assert few_out.count("<svg") == more_out.count("<svg") == 2  # the chart and its bars' canvas
@@ -152,12 +157,13 @@ def test_breakdown_row_missing_a_field_is_a_schema_error_at_its_line(root: Path)
     )
 
 
-def test_the_bars_stack_under_their_names_at_full_text_size_at_any_width():
+def test_the_bars_stack_under_their_names_at_full_text_size_at_any_width(root: Path):
     """One drawing for a phone and a desktop: its text in pixels on a canvas with no viewBox (12
     px at any width), each name on its own line above its bar, the legend and headings laid out
     to fit a 340 px column; the bars in a nested canvas that spans a share of the width, so
     every figure after its bar has the room it takes at 340 px."""
-    (svg,) = svgs(render(ROOT, "plot-breakdown"))
+    write(root, committed())
+    (svg,) = svgs(render(root, "plot-breakdown"))
     assert svg.get("viewBox") is None and svg.get("width") == "100%"
     assert "font:12px" in svg.get("style", "")
     (canvas,) = svg.findall(f"{SVG}svg")

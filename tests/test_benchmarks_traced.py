@@ -25,11 +25,13 @@ import pytest
 import torch
 from mkdocs_course import benchmarks
 from mkdocs_course.benchmarks.errors import BenchmarkError
+from mkdocs_course.benchmarks.formatting import esc, fmt_bytes
 from mkdocs_course.benchmarks.schema import Validators, validate
 from mkdocs_course.buildkit.buildinfo import ROOT
 from mkdocs_course.course import config as course_config
 
 from snippets.benchmark_views import traced as views
+from snippets.benchmark_views.step import describe_run
 
 TRACED = ROOT / "docs" / "benchmarks" / "checkpointing-traced.json"
 REGISTRY = course_config.benchmarks(ROOT)  # the benchmarks mkdocs.yml declares
@@ -118,6 +120,43 @@ def test_the_tracer_agrees_with_the_cpu_measurement(
                     key,
                     ratio,
                 )
+
+
+def test_each_gpu_row_is_shown_beside_the_trace_of_its_configuration(
+    loaded: list[benchmarks.Results], traced: benchmarks.Results
+) -> None:
+    """With a GPU file, the check sets every measured GPU run beside its full-size trace, each
+    row's two peaks in it, and names CUDA's differences under every run they part in by more
+    than the tracer's tolerance (the fused rows with dropout, where CUDA's kernel keeps no
+    scores, must be among them: the trace runs the CPU fallback)."""
+    gpus = [r for r in loaded if r.on_gpu]
+    if not gpus:
+        pytest.skip("no GPU results file is committed")
+    check = benchmarks.render_embed(["checkpointing", "traced-check"], ROOT, REGISTRY, strict=True)
+    for measured in gpus:
+        pairs = views.pairs(traced, measured)
+        assert len(pairs) == 1 + len(measured.data["runs"])  # every run the GPU measured
+        parted = []
+        for run, reference in pairs:
+            tables = check.split("<table>")
+            (table,) = [
+                t
+                for t in tables
+                if f"on {measured.device['name']}: {esc(describe_run(reference['config']))}"
+                "</caption>" in t
+            ]
+            rows = {(r["strategy"], r["layers_per_group"], r["segments"]): r for r in run["rows"]}
+            ratios = []
+            for row in reference["rows"]:
+                got = rows[(row["strategy"], row["layers_per_group"], row["segments"])]
+                assert fmt_bytes(row["peak_bytes"]) in table
+                assert fmt_bytes(got["peak_bytes"]) in table
+                ratios.append(got["peak_bytes"] / row["peak_bytes"])
+            if any(abs(r - 1) > TRACER_TOLERANCE for r in ratios):
+                parted.append(run["name"])
+                note = f"on CUDA: {esc(run['cuda_differs'])}."
+                assert run["cuda_differs"] and note in check, run["name"]
+        assert "fused, dropout, bfloat16" in parted
 
 
 def test_the_committed_rows_are_what_the_tracer_makes(traced: benchmarks.Results) -> None:

@@ -37,6 +37,15 @@ def test_model_reproduces_every_committed_prediction(path):
         assert a == model["boundary_bytes"]
         per_block = model["block_bytes"]
         core = memory_model.attention_core_share(config["tokens"], config["hidden"])
+        # the harness's Adam step: torch.optim's default, foreach on CUDA
+        optimizer = memory_model.optimizer_units(
+            "adam",
+            run["state"]["predicted"]["parameter_bytes"],
+            config["hidden"],
+            memory_model.ITEMSIZE[config["dtype"]],
+            a,
+            foreach=data["provenance"]["device"]["type"] == "cuda",
+        )
         for row in run["rows"]:
             kept = per_block["attention" if row["strategy"] == "selective-attention" else "matmuls"]
             saved, peak = memory_model.predict(
@@ -45,6 +54,7 @@ def test_model_reproduces_every_committed_prediction(path):
                 a,
                 per_block["full"] / a,
                 kept / a,
+                optimizer=optimizer,
                 layers_per_group=row["layers_per_group"],
                 segments=row["segments"],
                 **memory_model.transient_units(per_block, a),

@@ -263,7 +263,7 @@ def test_the_planner_predicts_each_results_files_predicted_column(shared_site):
     for path, run in runs:
         config, model = run["config"], run["model"]
         got = page.evaluate(
-            """([c, rows, cuda]) => {
+            """([c, rows, cuda, parameters]) => {
               const m = JSON.parse(document.querySelector("form.planner").dataset.model);
               const size = m.itemsize[c.dtype];
               const compute = c.autocast ? m.itemsize[c.autocast] : null;
@@ -272,19 +272,23 @@ def test_the_planner_predicts_each_results_files_predicted_column(shared_site):
               const path = fallback ? "explicit" : c.attention || "explicit";
               const bb = window.coursePlanner.blockBytes(c.block || "mlp", c.batch, c.tokens,
                 c.hidden, c.heads || 1, path, size, compute,
-                cuda ? 1 : null);
+                cuda ? 1 : null, cuda && compute ? 4 : null, cuda);
               const a = c.batch * c.tokens * c.hidden * size;
+              // the harness's Adam: torch.optim's default, foreach on CUDA
+              const optimizer = window.coursePlanner.optimizerUnits("adam", parameters,
+                c.hidden, size, a, cuda, m.stepTemporaries);
               const share = c.tokens / (c.tokens + 6 * c.hidden);
               return {bb, rows: rows.map(r => {
                 const kept = r.strategy === "selective-attention" ? bb.attention : bb.matmuls;
                 return window.coursePlanner.predict(r.strategy, c.layers, a, bb.full / a, kept / a,
-                  Object.assign({layersPerGroup: r.layers_per_group, segments: r.segments},
+                  Object.assign({layersPerGroup: r.layers_per_group, segments: r.segments,
+                    optimizer: optimizer},
                     window.coursePlanner.transientUnits(bb, a, m.rngStateBytes))).map(Math.round)
                   .concat([window.coursePlanner.recomputedFraction(r.strategy, c.layers,
                     r.segments, share)]);
               })};
             }""",
-            [config, run["rows"], on_cuda[path]],
+            [config, run["rows"], on_cuda[path], run["state"]["predicted"]["parameter_bytes"]],
         )
         assert got["bb"] == model["block_bytes"], (path.name, config)
         for row, (saved, peak, fraction) in zip(run["rows"], got["rows"], strict=True):

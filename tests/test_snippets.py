@@ -237,7 +237,8 @@ def test_named_sections_exist_and_are_short(name: str) -> None:
     assert REQUIRED_SECTIONS[name] <= set(found)
     for section, body in found.items():
         assert body.strip(), f"{name}:{section} is empty"
-        assert len(body.splitlines()) <= 120, f"{name}:{section} is too long to show on a page"
+        shown = body.strip("\n").splitlines()  # a code block drops blank lines at its ends
+        assert len(shown) <= 120, f"{name}:{section} is too long to show on a page"
 
 
 def test_benchmark_code_imports_only_torch_and_the_standard_library() -> None:

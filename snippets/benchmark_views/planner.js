@@ -22,9 +22,10 @@
 
   var SETTINGS = ["none", "selective-attention", "selective", "segments", "groups", "every-layer", "offload"];
 
-  function blockBytes(block, batch, tokens, hidden, heads, attention, size, computeSize, maskSize) {
+  function blockBytes(block, batch, tokens, hidden, heads, attention, size, computeSize, maskSize, softmaxSize, cudaKernels) {
     var m = computeSize || size;
     var mask = maskSize === null ? m : maskSize;
+    var sm = softmaxSize || m;
     var n = batch * tokens * hidden;
     var perToken = batch * tokens;
     var casts = computeSize !== null && computeSize !== size;
@@ -63,11 +64,14 @@
     var proj = [hidden, hidden];
     var core, coreMatmuls, coreBackward, extra, atCore;
     if (attention === "explicit") {
-      core = scores * (m + mask + m);
+      core = scores * (sm + mask + m);
       coreMatmuls = (scores + n) * m;
-      coreBackward = scores * m + 5 * n * m - mlp;
-      extra = casts ? scores * size : 0;
-      atCore = scores * (3 * m + mask);
+      // CUDA's softmax backward: its gradient, result and scratch, q's and k's gradients later
+      coreBackward = cudaKernels
+        ? scores * (3 * sm - m - mask) + 2 * n * m - mlp
+        : scores * (2 * sm - m) + 5 * n * m - mlp;
+      extra = casts && !cudaKernels ? scores * size : 0;
+      atCore = scores * (m + 2 * sm + mask + (sm !== m ? m : 0));
     } else {
       core = n * m + batch * heads * tokens * 4;
       coreMatmuls = 0;
@@ -97,6 +101,12 @@
     return [2 * h + (3 * h * h + 3 * h) + (h * h + h) + mlp, 12];
   }
 
+  // memory_model.optimizer_units: the optimizer step's peak above the resident state, in a
+  function optimizerUnits(optimizer, parameterBytes, hidden, size, a, foreach, temporaries) {
+    var t = temporaries[optimizer];
+    return 1 + (foreach ? t[0] * parameterBytes : t[1] * 4 * hidden * hidden * size) / a;
+  }
+
   function stateBytes(parameters, tensors, size, ranks, optimizer, optimizers) {
     var values = optimizers[optimizer][0];
     var perTensor = optimizers[optimizer][1];
@@ -113,8 +123,14 @@
   }
 
   // param: {layersPerGroup, segments, and the transient terms in units of a: backward,
-  // recomputeExtra, needed, stash, cached, forward, forwardSelective (each 0 when absent)}
+  // recomputeExtra, needed, stash, cached, forward, forwardSelective, and the optimizer step's
+  // optimizer (each 0 when absent)}
   function predict(strategy, L, a, c, kept, param) {
+    var passes = passesPeak(strategy, L, a, c, kept, param);
+    return [passes[0], Math.max(passes[1], (param.optimizer || 0) * a)];
+  }
+
+  function passesPeak(strategy, L, a, c, kept, param) {
     var saved;
     var w = (param.backward || 0) * a;
     var extra = param.recomputeExtra || 0;
@@ -177,7 +193,8 @@
   // m: {layers, a, c, kept, limit, coreShare, forwardShare, transient (transientUnits)}
   function option(setting, strategy, m, kept, param) {
     var terms = Object.assign({}, m.transient || {}, param);
-    var peak = predict(strategy, m.layers, m.a, m.c, kept, terms)[1];
+    var passes = passesPeak(strategy, m.layers, m.a, m.c, kept, terms)[1];
+    var peak = Math.max(passes, (terms.optimizer || 0) * m.a);
     var fraction = recomputedFraction(strategy, m.layers, param.segments, m.coreShare);
     return {
       setting: setting,
@@ -185,6 +202,7 @@
       layersPerGroup: param.layersPerGroup,
       segments: param.segments,
       peak: peak,
+      passes: passes,
       fraction: fraction,
       overhead: fraction === null ? null : fraction * m.forwardShare,
       fits: peak <= m.limit,
@@ -273,7 +291,8 @@
     var size = model.itemsize[precision[0]];
     var compute = precision[1] === null ? null : model.itemsize[precision[1]];
     var a = v.batch * v.tokens * v.hidden * size;
-    var perBlock = blockBytes(v.block, v.batch, v.tokens, v.hidden, v.heads, v.attention, size, compute, 1);
+    var softmax = compute === null ? null : 4; // CUDA's autocast runs softmax in float32
+    var perBlock = blockBytes(v.block, v.batch, v.tokens, v.hidden, v.heads, v.attention, size, compute, 1, softmax, true);
     var params = blockParameters(v.block, v.hidden);
 
     function resident(r) {
@@ -302,7 +321,9 @@
       limit: usable - state.total,
       coreShare: transformer ? attentionCoreShare(v.tokens, v.hidden) : 1.0,
       forwardShare: model.forwardShare,
-      transient: transientUnits(perBlock, a, model.rngStateBytes),
+      transient: Object.assign(transientUnits(perBlock, a, model.rngStateBytes), {
+        optimizer: optimizerUnits(v.optimizer, state.parameter_bytes, v.hidden, size, a, true, model.stepTemporaries),
+      }),
       measured: measuredOverheads(model.measured || [], v.block, v.attention, compute !== null),
     });
     result.options.forEach(function (o) {
@@ -310,12 +331,15 @@
     });
     var ranksNeeded = null;
     if (result.recommended === null) {
+      // the passes' peak is the same on any number of ranks; the optimizer step's shrinks
       var lowest = Infinity;
       result.options.forEach(function (o) {
-        if (o.overhead !== null && o.peak < lowest) lowest = o.peak;
+        if (o.overhead !== null && o.passes < lowest) lowest = o.passes;
       });
       for (var r = v.ranks + 1; r <= model.maxRanks; r++) {
-        if (resident(r).total + lowest <= usable) {
+        var shard = resident(r);
+        var stepPeak = optimizerUnits(v.optimizer, shard.parameter_bytes, v.hidden, size, a, true, model.stepTemporaries) * a;
+        if (shard.total + Math.max(lowest, stepPeak) <= usable) {
           ranksNeeded = r;
           break;
         }
@@ -718,6 +742,7 @@
   window.coursePlanner = {
     blockBytes: blockBytes,
     transientUnits: transientUnits,
+    optimizerUnits: optimizerUnits,
     predict: predict,
     recomputedFraction: recomputedFraction,
     plan: plan,

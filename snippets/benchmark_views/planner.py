@@ -184,6 +184,7 @@ def view_planner(memory_model: ModuleType, results: list[Results] | None = None)
         "itemsize": memory_model.ITEMSIZE,
         "precisions": memory_model.PRECISIONS,
         "optimizers": memory_model.OPTIMIZERS,
+        "stepTemporaries": memory_model.STEP_TEMPORARIES,
         "forwardShare": memory_model.FORWARD_SHARE,
         "headroom": memory_model.HEADROOM,
         "maxRanks": memory_model.MAX_RANKS,

@@ -4,7 +4,9 @@ A traced file (``checkpointing-traced.json``, written by ``tests/perf/trace_chec
 holds no measurement: every table here says so in its caption, names beside a run how a CUDA
 run would keep other tensors (the file's ``cuda_differs``), and lists what could not be traced
 instead of showing it as zero. ``traced-check`` sets the traced CPU-size rows beside the CPU
-measurement of the same configurations, so a reader sees how far the tracer can be trusted.
+measurement of the same configurations, so a reader sees how far the tracer can be trusted, and
+each GPU-measured row beside the full-size trace of its configuration, with the CUDA
+differences the trace names under it.
 """
 
 from __future__ import annotations
@@ -260,22 +262,32 @@ def same_run(traced: dict[str, Any], measured: dict[str, Any]) -> bool:
 
 
 def pairs(traced: Results, measured: Results) -> list[tuple[dict, dict]]:
-    """(traced run, measured run) for every measured run the traced file's check holds."""
+    """(traced run, measured run) for every measured run the traced file holds: a CPU file's
+    runs in its check, a GPU file's among its full-size GPU configurations."""
     found = []
+    part = traced.data["gpu" if measured.on_gpu else "cpu_check"]
     for run in step_runs(measured):
-        match = [t for t in traced.data["cpu_check"] if same_run(t["config"], run["config"])]
+        match = [t for t in part if same_run(t["config"], run["config"])]
         if match:
             found.append((match[0], run))
     return found
 
 
 def view_traced_check(results: list[Results]) -> str:
-    """Each CPU-measured row beside the same configuration traced, and the model beside both."""
+    """Each measured row beside the same configuration traced, and the model beside both: the
+    CPU rows first (the tracer's check), then any GPU file's (where CUDA's kernels differ from
+    the CPU kernels traced, the note under the run names how)."""
     traced = traced_file(results)
     parts = ['<div class="benchmark benchmark-traced-check">']
-    for measured in [r for r in results if r.kind == "cpu"]:
+    measured_files = [r for r in results if r.kind != "traced"]
+    for measured in sorted(measured_files, key=lambda r: r.on_gpu):
         for run, reference in pairs(traced, measured):
             parts += _check_table(run, reference, measured)
+            if measured.on_gpu and run["cuda_differs"]:
+                parts.append(
+                    f'<p class="benchmark-note">Traced on CPU kernels; on CUDA: '
+                    f"{esc(run['cuda_differs'])}.</p>"
+                )
         parts.append(_provenance_line(measured))
     parts += [_provenance_line(traced), "</div>"]
     return "\n".join(parts)

@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 from pathlib import Path
 
+from jinja2 import Environment
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.structure.files import Files
@@ -29,7 +30,7 @@ from mkdocs.utils.templates import TemplateContext
 from ..buildkit import buildinfo, workers
 from ..course import check as course_check
 from ..course.model import Course
-from . import assets, offline
+from . import assets, nav_memo, offline
 from .settings import CourseSettings
 from .site_build import SiteBuild
 from .syntax import MKDOCS
@@ -85,6 +86,11 @@ class CoursePlugin(BasePlugin[CourseSettings]):
     def on_nav(self, nav: Navigation, *, config: MkDocsConfig, files: Files) -> Navigation:
         self.build.record_files(files, config)
         return nav
+
+    def on_env(self, env: Environment, *, config: MkDocsConfig, files: Files) -> Environment:
+        """Material's navigation, each part that does not hold the page rendered once
+        (:mod:`tools.plugin.nav_memo`): the same HTML, without rendering it all for every page."""
+        return nav_memo.install(env)
 
     @event_priority(-100)  # after mkdocs-jupyter has set the page's rendering up
     def on_pre_page(self, page: Page, *, config: MkDocsConfig, files: Files) -> Page:

@@ -137,3 +137,32 @@ def test_the_built_index_holds_tables_by_their_words_not_their_figures(built_sit
     for doc in docs:  # white space once, except in code
         prose = re.sub(r"<pre>.*?</pre>", "<pre></pre>", doc["text"], flags=re.DOTALL)
         assert not re.search(r"\s\s", prose), doc["location"]
+
+
+def test_a_paragraph_or_caption_a_page_repeats_is_indexed_where_it_first_appears():
+    page = (
+        "<p>Read the answer.</p><p>Other text.</p>"
+        '<table><caption>Run A</caption></table><p class="provenance">measured on X</p>'
+        '<table><caption>Run A</caption></table><p class="provenance">measured on X</p>'
+        "<pre>&lt;p&gt;Read the answer.&lt;/p&gt;</pre><p>Read the answer.</p><p>Read the answer!</p>"
+    )
+    marked = search.without_repeats(page)
+    assert marked.count("data-search-exclude") == 3
+    assert marked.startswith("<p>Read the answer.</p><p>Other text.</p><table><caption>Run A<")
+    assert '<caption data-search-exclude="repeat">Run A</caption>' in marked
+    assert '<p data-search-exclude="repeat" class="provenance">measured on X</p>' in marked
+    assert marked.endswith('<p data-search-exclude="repeat">Read the answer.</p><p>Read the answer!</p>')
+    assert re.sub(r"\s?data-search-\w+=\"[^\"]+\"", "", marked) == page
+
+
+def test_the_built_index_holds_each_paragraph_of_a_page_once(built_site):
+    """A note or a provenance line under each of a lesson's benchmark tables is indexed once."""
+    docs = json.loads((built_site / "search" / "search_index.json").read_text("utf-8"))["docs"]
+    page = "lessons/02-part-3-measuring-and-choosing.html"
+    tree = LexborHTMLParser((built_site / page).read_text("utf-8"))
+    provenance = [" ".join(p.text().split()) for p in tree.css("p.benchmark-provenance")]
+    repeated = {line for line in provenance if provenance.count(line) > 1}
+    assert repeated, "the page no longer repeats a provenance line: pick another page"
+    text = " ".join(d["text"] for d in docs if d["location"].startswith(page))
+    for line in repeated:
+        assert text.count(line[:60]) == 1, line

@@ -15,7 +15,10 @@ and columns), and its charts, whose labels and figures the plugin would read fro
 text. The figures change with every
 measurement, and the plugin runs neighbouring cells and labels together ("46.0 GiB46.0 GiB"),
 so a search for one rarely found it; they and the repeats were much of the index's weight.
-Material takes the marks out of the page once it has indexed it.
+Material takes the marks out of the page once it has indexed it. Text a page says more than once
+(a note or a provenance line under each of its benchmark tables, an exercise's standing
+instruction) is indexed where it first appears: :func:`without_repeats` marks each later
+paragraph or caption that repeats one the same way.
 
 The cards and quiz questions are not in the prose the plugin reads (the hook puts them in after
 it has indexed the page); :func:`add_item_entries` adds one entry for each, linking to it, read
@@ -34,6 +37,7 @@ from typing import Any
 _COPY = re.compile(r'<div class="clipboard-copy-txt"(?=[\s>])')
 _CELL = re.compile(r"<(td|svg)(?=[\s>])")
 _HEADER = re.compile(r"<th(?=[\s>])([^>]*)>(.*?)</th>", re.DOTALL)
+_TEXT_BLOCK = re.compile(r"<(p|caption)((?:\s[^>]*)?)>(.*?)</\1>", re.DOTALL)
 _PRE = re.compile(r"(<pre>.*?</pre>)", re.DOTALL)
 _SPACES = re.compile(r"\s{2,}")
 
@@ -55,6 +59,21 @@ def without_figures(embed_html: str) -> str:
         return f'<th data-search-exclude="repeat"{match.group(1)}>{match.group(2)}</th>'
 
     return _HEADER.sub(header, _CELL.sub(r'<\1 data-search-exclude="figure"', embed_html))
+
+
+def without_repeats(page_html: str) -> str:
+    """A page's HTML, each paragraph and caption that repeats an earlier one of the page left out
+    of search: the first stays in, so search still finds its words on this page."""
+    seen: set[str] = set()
+
+    def block(match: re.Match[str]) -> str:
+        if match.group(3) not in seen:
+            seen.add(match.group(3))
+            return match.group()
+        tag, attrs, inner = match.groups()
+        return f'<{tag} data-search-exclude="repeat"{attrs}>{inner}</{tag}>'
+
+    return _TEXT_BLOCK.sub(block, page_html)
 
 
 def add_item_entries(index_file: Path, entries: dict[str, list[dict[str, str]]]) -> None:

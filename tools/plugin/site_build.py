@@ -262,7 +262,7 @@ class SiteBuild:
             return converted if markdown_page else site_search.without_copies(converted)
 
         html = self.memo.get("page-content", (str(markdown_page), html), convert)
-        return self.fill(html, blocks, items=False, page=page)
+        return site_search.without_repeats(self.fill(html, blocks, items=False, page=page))
 
     def page_context(self, page: Page) -> dict[str, list[str]]:
         """Put the page's items in place and have them and the page checked; the template's

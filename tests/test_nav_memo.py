@@ -1,10 +1,10 @@
 """The memoized navigation (``tools/plugin/nav_memo.py``) writes exactly Material's bytes.
 
 Small Material sites with nested sections, pages in folders at several depths (one outside the
-section of its folder), a section index and an external link are built twice in this process, once as Material renders them and once
-with the memo installed, under each navigation feature that changes the macro's output; every
-file of the two sites must be the same. The memo must also have been used (it holds HTML), so a
-memo that silently stopped applying fails here too.
+section of its folder), a section index and an external link are built twice in this process,
+once as Material renders them and once with the memo installed, under each navigation feature
+that changes the macro's output; every file of the two sites must be the same. The memo must
+also have been used (it holds HTML), so a memo that silently stopped applying fails here too.
 """
 
 from __future__ import annotations
@@ -16,7 +16,6 @@ import pytest
 import yaml
 from mkdocs.commands.build import build
 from mkdocs.config import load_config
-
 from mkdocs_course.plugin import nav_memo
 
 PAGES = {
@@ -106,7 +105,7 @@ def test_memoized_navigation_is_materials_byte_for_byte(
     memoized = _site(tmp_path, features, directory_urls, memo=True)
     assert len(made) == 1 and made[0]._html, "the memo was not used"
     assert not _differences(material, memoized)
-    page = (memoized / ("a/sub/three/index.html" if directory_urls else "a/sub/three.html"))
+    page = memoized / ("a/sub/three/index.html" if directory_urls else "a/sub/three.html")
     assert "md-nav__link--active" in page.read_text("utf-8")  # the page's own entry, as Material's
 
 

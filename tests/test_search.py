@@ -144,14 +144,17 @@ def test_a_paragraph_or_caption_a_page_repeats_is_indexed_where_it_first_appears
         "<p>Read the answer.</p><p>Other text.</p>"
         '<table><caption>Run A</caption></table><p class="provenance">measured on X</p>'
         '<table><caption>Run A</caption></table><p class="provenance">measured on X</p>'
-        "<pre>&lt;p&gt;Read the answer.&lt;/p&gt;</pre><p>Read the answer.</p><p>Read the answer!</p>"
+        "<pre>&lt;p&gt;Read the answer.&lt;/p&gt;</pre>"
+        "<p>Read the answer.</p><p>Read the answer!</p>"
     )
     marked = search.without_repeats(page)
     assert marked.count("data-search-exclude") == 3
     assert marked.startswith("<p>Read the answer.</p><p>Other text.</p><table><caption>Run A<")
     assert '<caption data-search-exclude="repeat">Run A</caption>' in marked
     assert '<p data-search-exclude="repeat" class="provenance">measured on X</p>' in marked
-    assert marked.endswith('<p data-search-exclude="repeat">Read the answer.</p><p>Read the answer!</p>')
+    assert marked.endswith(
+        '<p data-search-exclude="repeat">Read the answer.</p><p>Read the answer!</p>'
+    )
     assert re.sub(r"\s?data-search-\w+=\"[^\"]+\"", "", marked) == page
 
 

@@ -30,7 +30,7 @@ from mkdocs.utils.templates import TemplateContext
 from ..buildkit import buildinfo, workers
 from ..course import check as course_check
 from ..course.model import Course
-from . import assets, nav_memo, offline
+from . import assets, nav_memo, offline, template_bytecode
 from .settings import CourseSettings
 from .site_build import SiteBuild
 from .syntax import MKDOCS
@@ -89,8 +89,9 @@ class CoursePlugin(BasePlugin[CourseSettings]):
 
     def on_env(self, env: Environment, *, config: MkDocsConfig, files: Files) -> Environment:
         """Material's navigation, each part that does not hold the page rendered once
-        (:mod:`tools.plugin.nav_memo`): the same HTML, without rendering it all for every page."""
-        return nav_memo.install(env)
+        (:mod:`tools.plugin.nav_memo`): the same HTML, without rendering it all for every page;
+        and the templates compiled once per environment (:mod:`tools.plugin.template_bytecode`)."""
+        return template_bytecode.install(nav_memo.install(env))
 
     @event_priority(-100)  # after mkdocs-jupyter has set the page's rendering up
     def on_pre_page(self, page: Page, *, config: MkDocsConfig, files: Files) -> Page:

@@ -5,9 +5,9 @@ its source (Material's ``base.html`` and partials, the course's overrides): a fi
 build, clean or not. Jinja can keep what it compiled in a bytecode cache; :func:`install` gives
 the build's environment one inside the virtual environment the engine runs in, beside Python's
 own compiled modules: like them it is code of the installed packages (and of a course's theme
-overrides), trusted as the environment is, and kept when a course's ``.cache/`` is cleared. Jinja checks
-each entry's source checksum and its own format before it uses one, so a changed template
-compiles again; the folder is named after what else the compiled code depends on (Jinja's
+overrides), trusted as the environment is, and kept when a course's ``.cache/`` is cleared.
+Jinja checks each entry's source checksum and its own format before it uses one, so a changed
+template compiles again; the folder is named after what else the compiled code depends on (Jinja's
 version, the environment's extensions and escaping). Outside a virtual environment, or where
 its folder cannot be written, templates are compiled as before.
 """

@@ -91,7 +91,7 @@ def start(page, *, on: bool = True, cards: dict | None = None) -> None:
         page.evaluate(f"localStorage.setItem('{STORAGE_KEY}', {json.dumps(progress(cards))})")
         page.reload()
     if on:
-        page.locator(".course-inline-switch").click()
+        activate(page.locator(".course-inline-switch"))
         expect()(page.locator(".course-inline-switch")).to_have_attribute("aria-checked", "true")
 
 
@@ -101,9 +101,35 @@ def guid_of(locator) -> str:
     return guid
 
 
+def activate(control) -> None:
+    """Press a button or a card's summary from the keyboard. A pointer click aims at where the
+    control was when it was scrolled to, and text below the first screen takes its size as it
+    comes near the screen (content-visibility), so under load a click could land beside a
+    control that moved (seen: the grading switch left off); a key press needs no coordinates."""
+    control.press("Enter")
+
+
 def reveal(card) -> None:
-    card.locator("summary").first.click()
-    card.locator(".course-inline-grades").wait_for()
+    """Open a card as a reader does and wait for its grading bar; if the bar never comes, say
+    which step did not happen (grading on, the card open, the scheduler's scripts loaded)."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    activate(card.locator("summary").first)
+    expect()(card).to_have_attribute("open", "")
+    try:
+        card.locator(".course-inline-grades").wait_for(timeout=15_000)
+    except PlaywrightTimeout:
+        state = card.evaluate(
+            """(card) => ({
+              switch: document.querySelector('.course-inline-switch')?.getAttribute('aria-checked'),
+              open: card.open, guid: card.getAttribute('data-course-guid'),
+              gradedOnce: card.getAttribute('data-graded-once'),
+              fsrs: typeof window.FSRS, schedule: typeof window.CourseSchedule,
+              scripts: Array.from(document.scripts, (s) => s.src).filter(Boolean)
+                .map((src) => src.split('/').pop()),
+            })"""
+        )
+        raise AssertionError(f"no grading bar on the opened card: {state}") from None
 
 
 def badge(page) -> int:
@@ -123,7 +149,7 @@ def test_grading_is_off_until_turned_on_and_the_choice_is_remembered(open_site):
     expect()(card.locator(".course-inline-grades")).to_be_visible()
     page.reload()
     expect()(page.locator(".course-inline-switch")).to_have_attribute("aria-checked", "true")
-    page.locator(".course-inline-switch").click()
+    activate(page.locator(".course-inline-switch"))
     page.reload()
     expect()(page.locator(".course-inline-switch")).to_have_attribute("aria-checked", "false")
     assert stored(page) == {}
@@ -413,7 +439,7 @@ def test_an_import_that_is_not_this_courses_progress_changes_nothing(
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_grading_controls_have_no_serious_accessibility_violations(open_site, scheme):
     page = open_site(color_scheme=scheme).goto(LESSON)
-    page.locator(".course-inline-switch").click()
+    start(page)  # grading on, and seen to be on, before a card opens
     reveal(page.locator("details.flashcard").nth(0))
     reveal(page.locator("details.flashcard").nth(1))
     page.keyboard.press("1")  # a done note, and a copy in the retry section
@@ -451,7 +477,7 @@ def test_again_before_the_key_points_comes_back_just_before_them(open_site):
         });"""
     )
     page = watched.goto(LESSON)
-    page.locator(".course-inline-switch").click()
+    activate(page.locator(".course-inline-switch"))
     card = page.locator("details.flashcard").first
     reveal(card)
     page.keyboard.press("1")
@@ -470,7 +496,7 @@ def test_grading_and_the_anki_export_work_opened_from_disk(browser, built_site):
     errors = collect_errors(page)
     try:
         page.goto((built_site / LESSON).as_uri())
-        page.locator(".course-inline-switch").click()
+        activate(page.locator(".course-inline-switch"))
         reveal(page.locator("details.flashcard").first)  # ts-fsrs loads from disk
         page.keyboard.press("3")
         assert len(stored(page)) == 1

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import filecmp
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 import yaml
@@ -141,3 +142,29 @@ def test_a_course_that_overrides_the_template_renders_its_own(tmp_path: Path) ->
     env = nav_memo.install(jinja2.Environment(loader=material))
     source, *_ = env.loader.get_source(env, nav_memo.TEMPLATE)
     assert nav_memo.MEMOIZED in source
+
+
+def test_a_part_that_holds_the_page_is_rendered_for_every_page() -> None:
+    """An active item, or one whose ``pages`` hold the page (Material's blog views), is
+    Material's to render each time; any other is rendered once for the same links."""
+    import jinja2
+    from mkdocs.utils.templates import url_filter
+
+    env = jinja2.Environment()
+    env.filters["url"] = url_filter
+    page = SimpleNamespace(url="a/one/")
+    renders: list[str] = []
+
+    def render(item, *args):
+        renders.append(item.title)
+        return item.title
+
+    view = SimpleNamespace(title="view", url="a/", children=None, active=False, pages=[page])
+    active = SimpleNamespace(title="active", url="a/one/", children=None, active=True)
+    other = SimpleNamespace(title="other", url="b/", children=None, active=False)
+    memo = nav_memo.NavMemo()
+    context = jinja2.runtime.new_context(env, "t", {}, {"page": page, "base_url": ".."})
+    for _ in range(2):
+        for item in (view, active, other):
+            assert memo(context, render, item, "__nav_1", 1, None) == item.title
+    assert renders == ["view", "active", "other", "view", "active"]

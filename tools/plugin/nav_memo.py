@@ -8,9 +8,11 @@ the navigation that does not hold the current page (a section the reader is not 
 another page) renders the same on every page whose links to its pages read the same: its HTML
 depends on the item, its place (``path``, ``level``), whether its parent is active, and the
 relative URLs of its links (which differ between pages in different folders). :class:`NavMemo`
-keeps each such part's HTML under exactly that key; the part that holds the current page is
-rendered by Material as before, so the page's own entry, its table of contents and the open
-sections along its path come from Material's template.
+keeps each such part's HTML under exactly that key; the part that holds the current page (an
+active item, or one whose ``pages`` hold it, as Material's blog views do) is rendered by Material
+as before, so the page's own entry, its table of contents and the open sections along its path
+come from Material's template. The navigation must hold still while pages render, as MkDocs
+makes it: titles are set when the pages are read, before the first page is rendered.
 
 It takes effect through Material's own template, changed as it loads: the macro's one recursive
 call ``render(item, ...)`` goes through the memo (:func:`install`). A Material whose template
@@ -50,7 +52,7 @@ class NavMemo:
 
         The key holds ``parent.active`` (Material's tabs and sections read it) and every link of
         the part as the ``url`` filter writes it on this page."""
-        if getattr(item, "active", False):  # the part that holds the current page
+        if _holds(item, context.get("page")):
             return render(item, *args)
         url = context.environment.filters["url"]
         parent = args[2] if len(args) > 2 else None
@@ -73,6 +75,12 @@ class NavMemo:
             below = (link for child in item.children or () for link in self._links_of(child))
             links = self._links[id(item)] = (*own, *below)
         return links
+
+
+def _holds(item: Any, page: Any) -> bool:
+    """Whether ``item`` is the part of the navigation that holds ``page`` (Material's test: the
+    item is active, or its ``pages`` hold the page)."""
+    return bool(getattr(item, "active", False)) or page in (getattr(item, "pages", None) or ())
 
 
 class _MemoizingLoader(jinja2.BaseLoader):

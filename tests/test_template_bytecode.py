@@ -80,3 +80,15 @@ def test_outside_a_virtual_environment_or_where_it_cannot_write_nothing_is_kept(
     monkeypatch.setattr(sys, "base_prefix", str(tmp_path))
     env = template_bytecode.install(jinja2.Environment())
     assert env.bytecode_cache is None
+
+
+def test_one_entry_per_template_name_whichever_folder_it_came_from(tmp_path, venv, monkeypatch):
+    """Courses in other folders (a test's temporary copies) replace each other's entry instead
+    of adding one each time, and each still renders its own template."""
+    for n, text in enumerate(["<p>first</p>", "<p>second</p>", "<p>first</p>"]):
+        templates = tmp_path / f"course-{n}"
+        templates.mkdir()
+        (templates / "main.html").write_text(text, "utf-8")
+        env = template_bytecode.install(_env(templates))
+        assert env.get_template("main.html").render() == text
+    assert len(list(venv.joinpath(template_bytecode.FOLDER).rglob("*.cache"))) == 1

@@ -39,9 +39,18 @@ def folder(env: jinja2.Environment) -> Path | None:
     return path if os.access(path, os.W_OK) else None
 
 
+class _ByName(jinja2.FileSystemBytecodeCache):
+    """One entry per template name. Jinja's own key adds the template's file, so every course
+    folder a build ever read (a test's temporary copy) would leave entries behind; by name, a
+    course's ``main.html`` replaces another's, and the checksum still decides which is current."""
+
+    def get_cache_key(self, name: str, filename: str | None = None) -> str:
+        return hashlib.sha1(name.encode("utf-8")).hexdigest()
+
+
 def install(env: jinja2.Environment) -> jinja2.Environment:
     """Keep ``env``'s compiled templates between builds (MkDocs' ``on_env``)."""
     path = folder(env)
     if path is not None:
-        env.bytecode_cache = jinja2.FileSystemBytecodeCache(str(path))
+        env.bytecode_cache = _ByName(str(path))
     return env

@@ -13,10 +13,12 @@ import filecmp
 from pathlib import Path
 from types import SimpleNamespace
 
+import jinja2
 import pytest
 import yaml
 from mkdocs.commands.build import build
 from mkdocs.config import load_config
+from mkdocs.utils.templates import url_filter
 from mkdocs_course.plugin import nav_memo
 
 PAGES = {
@@ -129,8 +131,6 @@ def test_a_course_that_overrides_the_template_renders_its_own(tmp_path: Path) ->
     overrides.mkdir()
     own = "{% macro render(nav_item, path, level, parent) %}{{ render(item, path) }}{% endmacro %}"
     (overrides / "nav-item.html").write_text(own, "utf-8")
-    import jinja2
-
     env = nav_memo.install(
         jinja2.Environment(
             loader=jinja2.FileSystemLoader([str(tmp_path), str(nav_memo.MATERIAL_TEMPLATES)])
@@ -147,9 +147,6 @@ def test_a_course_that_overrides_the_template_renders_its_own(tmp_path: Path) ->
 def test_a_part_that_holds_the_page_is_rendered_for_every_page() -> None:
     """An active item, or one whose ``pages`` hold the page (Material's blog views), is
     Material's to render each time; any other is rendered once for the same links."""
-    import jinja2
-    from mkdocs.utils.templates import url_filter
-
     env = jinja2.Environment()
     env.filters["url"] = url_filter
     page = SimpleNamespace(url="a/one/")
@@ -162,9 +159,10 @@ def test_a_part_that_holds_the_page_is_rendered_for_every_page() -> None:
     view = SimpleNamespace(title="view", url="a/", children=None, active=False, pages=[page])
     active = SimpleNamespace(title="active", url="a/one/", children=None, active=True)
     other = SimpleNamespace(title="other", url="b/", children=None, active=False)
+    parent = SimpleNamespace(active=True)
     memo = nav_memo.NavMemo()
     context = jinja2.runtime.new_context(env, "t", {}, {"page": page, "base_url": ".."})
     for _ in range(2):
         for item in (view, active, other):
-            assert memo(context, render, item, "__nav_1", 1, None) == item.title
+            assert memo(context, render, item, "__nav_1_1", 2, parent) == item.title
     assert renders == ["view", "active", "other", "view", "active"]

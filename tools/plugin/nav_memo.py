@@ -3,7 +3,7 @@ page.
 
 Every page of a Material site carries the whole navigation, and Material renders it anew for each
 page with its recursive ``render`` macro (``partials/nav-item.html``): a build of N pages makes N²
-macro calls, most of the template pass on a course of a hundred lessons or more. Yet a part of
+macro calls, much of the template pass on a course of a hundred lessons or more. Yet a part of
 the navigation that does not hold the current page (a section the reader is not in, a link to
 another page) renders the same on every page whose links to its pages read the same: its HTML
 depends on the item, its place (``path``, ``level``), whether its parent is active, and the
@@ -46,25 +46,26 @@ class NavMemo:
 
     @jinja2.pass_context
     def __call__(
-        self, context: jinja2.runtime.Context, render: Callable[..., Markup], item: Any, *args: Any
+        self,
+        context: jinja2.runtime.Context,
+        render: Callable[..., Markup],
+        item: Any,
+        path: str,
+        level: int,
+        parent: Any,
     ) -> Markup:
         """``render(item, path, level, parent)``, or the HTML it gave for the same key before.
 
         The key holds ``parent.active`` (Material's tabs and sections read it) and every link of
         the part as the ``url`` filter writes it on this page."""
         if _holds(item, context.get("page")):
-            return render(item, *args)
+            return render(item, path, level, parent)
         url = context.environment.filters["url"]
-        parent = args[2] if len(args) > 2 else None
-        key = (
-            id(item),
-            *args[:2],
-            getattr(parent, "active", None),
-            tuple(url(context, link) for link in self._links_of(item)),
-        )
+        links = tuple(url(context, link) for link in self._links_of(item))
+        key = (id(item), path, level, parent.active, links)
         html = self._html.get(key)
         if html is None:
-            html = self._html[key] = render(item, *args)
+            html = self._html[key] = render(item, path, level, parent)
         return html
 
     def _links_of(self, item: Any) -> tuple[str, ...]:

@@ -36,8 +36,16 @@ from typing import Any
 
 _COPY = re.compile(r'<div class="clipboard-copy-txt"(?=[\s>])')
 _CELL = re.compile(r"<(td|svg)(?=[\s>])")
-_HEADER = re.compile(r"<th(?=[\s>])([^>]*)>(.*?)</th>", re.DOTALL)
-_TEXT_BLOCK = re.compile(r"<(p|caption)((?:\s[^>]*)?)>(.*?)</\1>", re.DOTALL)
+
+
+def _elements(tags: str) -> re.Pattern[str]:
+    """Elements named by ``tags`` (a ``|`` list) that hold no element of their kind: groups
+    tag, attributes (with their leading space), content."""
+    return re.compile(rf"<({tags})((?:\s[^>]*)?)>(.*?)</\1>", re.DOTALL)
+
+
+_HEADER = _elements("th")
+_TEXT_BLOCK = _elements("p|caption")
 _PRE = re.compile(r"(<pre>.*?</pre>)", re.DOTALL)
 _SPACES = re.compile(r"\s{2,}")
 
@@ -50,30 +58,28 @@ def without_copies(html: str) -> str:
 def without_figures(embed_html: str) -> str:
     """A benchmark embed's HTML, its tables' figures, its repeated header cells and its charts
     left out of search (its captions and the first of each header stay in)."""
-    seen: set[str] = set()
-
-    def header(match: re.Match[str]) -> str:
-        if match.group(2) not in seen:
-            seen.add(match.group(2))
-            return match.group()
-        return f'<th data-search-exclude="repeat"{match.group(1)}>{match.group(2)}</th>'
-
-    return _HEADER.sub(header, _CELL.sub(r'<\1 data-search-exclude="figure"', embed_html))
+    return _first_only(_HEADER, _CELL.sub(r'<\1 data-search-exclude="figure"', embed_html))
 
 
 def without_repeats(page_html: str) -> str:
     """A page's HTML, each paragraph and caption that repeats an earlier one of the page left out
     of search: the first stays in, so search still finds its words on this page."""
+    return _first_only(_TEXT_BLOCK, page_html)
+
+
+def _first_only(elements: re.Pattern[str], html: str) -> str:
+    """``html`` with each of ``elements`` (:func:`_elements`) whose content an earlier one had
+    marked ``data-search-exclude="repeat"``."""
     seen: set[str] = set()
 
-    def block(match: re.Match[str]) -> str:
-        if match.group(3) not in seen:
-            seen.add(match.group(3))
-            return match.group()
+    def mark(match: re.Match[str]) -> str:
         tag, attrs, inner = match.groups()
+        if inner not in seen:
+            seen.add(inner)
+            return match.group()
         return f'<{tag} data-search-exclude="repeat"{attrs}>{inner}</{tag}>'
 
-    return _TEXT_BLOCK.sub(block, page_html)
+    return elements.sub(mark, html)
 
 
 def add_item_entries(index_file: Path, entries: dict[str, list[dict[str, str]]]) -> None:

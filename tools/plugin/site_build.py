@@ -89,7 +89,6 @@ class SiteBuild:
         if course.errors:
             raise PluginError("the course sources have problems:\n" + course_check.report(course))
         self.course = course
-        self.items = notes.note_items(self.course)  # the deck's and the review page's notes
         self.benchmarks = course_config.benchmarks(self.root)  # what its embeds may name
         self.course_assets = site_assets.course_assets(self.benchmarks)  # their views' files
         self.outputs = outputs.Outputs()  # what the site folder may hold at the end
@@ -136,9 +135,9 @@ class SiteBuild:
         job = self.background.submit(
             background_files,
             self.course,
-            self.items,
             root=self.root,
             timestamp=course_config.timestamp(self.root, self.course.config),
+            reviewed=self.reviewed,
             review_page=review_url,
         )
         files.append(File.generated(config, deck_file, content=b""))
@@ -155,15 +154,15 @@ class SiteBuild:
             self.pending.append((job, lambda made: self.publish(site, deck_file, made[0])))
             return files
 
-        def write_deck(made: tuple[bytes, Any]) -> None:  # and its collection, for Anki export
+        def write_deck(made: tuple[bytes, Any, bytes]) -> None:  # and its collection, for Anki
             self.publish(site, deck_file, made[0])
-            self.publish(site, review.ANKI_FILE, review.anki_script(made[0]).encode("utf-8"))
+            self.publish(site, review.ANKI_FILE, made[2])
 
         self.pending.append((job, write_deck))
         files.append(File.generated(config, review.ANKI_FILE, content=""))
         if generated is MISSING:
 
-            def write(made: tuple[bytes, dict[str, str]]) -> None:
+            def write(made: tuple[bytes, dict[str, str], bytes]) -> None:
                 self.memo.put(key, made[1])
                 for name, text in made[1].items():
                     self.publish(site, name, text.encode("utf-8"))
@@ -341,18 +340,23 @@ class SiteBuild:
 
 def background_files(
     course: Course,
-    items: list[notes.NoteItem],
     *,
     root: Path,
     timestamp: int,
+    reviewed: bool,
     review_page: str | None,
-) -> tuple[bytes, dict[str, str] | None]:
-    """A worker's job: the deck (:func:`tools.anki.deck_cache.apkg`), and the review page's data
-    (:func:`tools.plugin.review.site_files`) when ``review_page`` is its address. One job for
-    both, so the course and its notes, which are most of what a job is sent, go to the worker
-    once: pickling them costs the process that runs MkDocs."""
+) -> tuple[bytes, dict[str, str] | None, bytes | None]:
+    """A worker's job: the deck (:func:`tools.anki.deck_cache.apkg`); for a course with a Review
+    page (``reviewed``) the deck as that page's script (:func:`tools.plugin.review.anki_script`),
+    and its data (:func:`tools.plugin.review.site_files`) when ``review_page``, its address,
+    says that the data is to be made. One job for all, so the course, which is most of what a
+    job is sent, goes to the worker once; and the notes are listed and the script written
+    there, not in the process that runs MkDocs, which the build waits for."""
+    items = notes.note_items(course)  # the deck's and the review page's notes
     apkg = deck_cache.apkg(course, items, root=root, timestamp=timestamp)
-    return apkg, review.site_files(items, review_page) if review_page else None
+    data = review.site_files(items, review_page) if review_page else None
+    script = review.anki_script(apkg).encode("utf-8") if reviewed else None
+    return apkg, data, script
 
 
 def _result(job: Future) -> Any:

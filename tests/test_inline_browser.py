@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from conftest import axe_violations, reviews_seen
+from conftest import activate, axe_violations, reviews_seen
 
 pytestmark = pytest.mark.browser
 
@@ -101,14 +101,6 @@ def guid_of(locator) -> str:
     return guid
 
 
-def activate(control) -> None:
-    """Press a button or a card's summary from the keyboard. A pointer click aims at where the
-    control was when it was scrolled to, and text below the first screen takes its size as it
-    comes near the screen (content-visibility), so under load a click could land beside a
-    control that moved (seen: the grading switch left off); a key press needs no coordinates."""
-    control.press("Enter")
-
-
 def reveal(card) -> None:
     """Open a card as a reader does and wait for its grading bar; if the bar never comes, say
     which step did not happen (grading on, the card open, the scheduler's scripts loaded)."""
@@ -141,7 +133,7 @@ def test_grading_is_off_until_turned_on_and_the_choice_is_remembered(open_site):
     switch = page.locator(".course-inline-switch")
     expect()(switch).to_have_attribute("aria-checked", "false")
     card = page.locator("details.flashcard").first
-    card.locator("summary").click()
+    activate(card.locator("summary"))
     assert page.locator(".course-inline-grades").count() == 0
     assert not page.evaluate("Boolean(window.FSRS || window.CourseSchedule)")
     assert not [r.url for r in watched.requests if "ts-fsrs" in r.url]
@@ -322,7 +314,7 @@ def test_progress_goes_to_anki_with_its_schedule_and_comes_back(open_site, tmp_p
     page.locator("#course-review[data-state='ready']").wait_for()
     assert not page.evaluate("Boolean(window.initSqlJs)")  # sql.js is not loaded with the page
     site = stored(page)
-    page.locator(".course-review-settings summary").click()
+    activate(page.locator(".course-review-settings summary"))
     button = page.get_by_role("button", name="Export for Anki (.apkg)")
     with page.expect_download() as download:
         button.click()
@@ -425,7 +417,7 @@ def test_an_import_that_is_not_this_courses_progress_changes_nothing(
     before = page.evaluate(f"localStorage.getItem('{STORAGE_KEY}')")
     settings = page.locator(".course-review-settings")
     if settings.get_attribute("open") is None:
-        settings.locator("summary").click()
+        activate(settings.locator("summary"))
     page.locator(".course-review-file").set_input_files(
         {"name": name, "mimeType": "application/octet-stream", "buffer": payload}
     )
@@ -502,7 +494,7 @@ def test_grading_and_the_anki_export_work_opened_from_disk(browser, built_site):
         assert len(stored(page)) == 1
         page.goto((built_site / REVIEW).as_uri())
         page.locator("#course-review[data-state='ready']").wait_for()
-        page.locator(".course-review-settings summary").click()
+        activate(page.locator(".course-review-settings summary"))
         with page.expect_download() as download:  # sql.js and the deck load from disk
             page.get_by_role("button", name="Export for Anki (.apkg)").click()
         assert download.value.suggested_filename.endswith(".apkg")

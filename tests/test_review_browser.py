@@ -12,7 +12,7 @@ import re
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from conftest import axe_violations, collect_errors, reviews_seen
+from conftest import activate, axe_violations, collect_errors, reviews_seen
 from mkdocs_course.plugin.assets import STATIC
 
 pytestmark = pytest.mark.browser
@@ -105,7 +105,7 @@ def grade_shown(page, key: str = "3") -> str:
 def open_settings(page) -> None:
     settings = page.locator(".course-review-settings")
     if settings.get_attribute("open") is None:
-        settings.locator("summary").click()
+        activate(settings.locator("summary"))
 
 
 def queue_styled(page) -> bool:

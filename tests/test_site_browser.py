@@ -18,7 +18,7 @@ from typing import Any
 from urllib.parse import urljoin
 
 import pytest
-from conftest import axe_violations, collect_errors, inject_axe
+from conftest import activate, axe_violations, collect_errors, inject_axe
 from mkdocs_course.buildkit.buildinfo import ROOT
 
 pytestmark = pytest.mark.browser
@@ -173,6 +173,34 @@ def test_quiz_works_after_materials_instant_navigation(open_site, built_site):
     assert score(page) == f"1 / {total_questions(page)}"
 
 
+def test_a_page_swapped_in_says_its_scripts_ran_only_once_they_have(open_site, built_site):
+    """Instant navigation to a page whose scripts the page before has started, one of them still
+    loading: the new page marks ``data-course-scripts="ran"`` (what tests and anything else
+    that waits for the page read) only once that script has loaded and run."""
+    watched = open_site(origin=published_url(built_site))
+    page, held = watched.page, []
+    page.route("**/assets/review/store.js", lambda route: held.append(route))  # answered below
+    with page.expect_response(lambda response: response.url.endswith("sitemap.xml")):
+        page.goto(watched.base_url + HOME, wait_until="load")  # instant navigation reads it
+    page.wait_for_function("() => document.querySelector('script[src$=\"review/store.js\"]')")
+    page.evaluate("window.__sameDocument = true")
+    page.locator('.md-nav a[href$="glossary.html"]').first.click()
+    page.wait_for_url("**/glossary.html")
+    painted_twice = """() => new Promise(done => requestAnimationFrame(() =>
+        requestAnimationFrame(() => setTimeout(() => done(
+            document.documentElement.getAttribute("data-course-scripts")), 200))))"""
+    assert page.evaluate("window.__sameDocument === true"), "the page was fully reloaded"
+    names = json.loads(page.locator("script#course-scripts").text_content() or "[]")
+    assert "assets/review/store.js" in names
+    assert page.evaluate(painted_twice) is None  # store.js has not loaded
+    assert page.evaluate("typeof window.CourseReview") == "undefined"
+    held[0].fulfill(path=str(built_site / "assets" / "review" / "store.js"))
+    page.wait_for_function(
+        "() => document.documentElement.getAttribute('data-course-scripts') === 'ran'"
+    )
+    assert page.evaluate("typeof window.CourseReview") == "object"
+
+
 # --- flashcards -------------------------------------------------------------------------------
 
 
@@ -218,14 +246,14 @@ def test_answers_stay_reachable_without_javascript(open_site):
     page = open_site(javascript=False).goto(URDU_QUIZ)
     question = page.locator("section.quiz .quiz-question").first
     expect()(question.locator(".quiz-explanation-text")).to_be_hidden()
-    question.locator(".quiz-explanation > summary").click()
+    activate(question.locator(".quiz-explanation > summary"))
     expect()(question.locator(".quiz-answer")).to_be_visible()
     expect()(question.locator(".quiz-explanation-text")).to_be_visible()
     expect()(page.locator("section.quiz .quiz-footer").first).to_be_hidden()  # needs the script
 
     page = open_site(javascript=False).goto(LESSON)
     card = page.locator("details.flashcard").first
-    card.locator("summary").click()
+    activate(card.locator("summary"))
     expect()(card.locator(".flashcard-answer")).to_be_visible()
     expect()(page.locator(".flashcards-toggle")).to_be_hidden()
 

@@ -68,32 +68,43 @@
 
   // The page's scripts, each run once for the whole visit: appended in order, not async, once the
   // page has been painted (and only after DOMContentLoaded, when the site's deferred scripts ran).
+  // Each is kept with a promise that settles when it has loaded (or failed to), so that a page
+  // swapped in while a script it names still loads for the page before waits for it too.
   var started = {};
   var loaded = document.readyState === "complete";
+  var shown = 0; // which page this is of the visit: a page swapped out marks nothing
   function runPageScripts() {
     if (!loaded) return;
+    var page = ++shown;
     var block = document.head.querySelector("script#course-scripts");
     var paths = block ? JSON.parse(block.textContent) : [];
     document.documentElement.removeAttribute("data-course-scripts"); // this page's have not run yet
     afterPaint().then(function () {
-      var last = null;
-      paths.forEach(function (path) {
+      var pending = paths.map(function (path) {
         var src = new URL(path, ROOT).href;
-        if (started[src]) return;
-        started[src] = true;
-        last = document.createElement("script");
-        last.src = src;
-        last.async = false;
-        document.body.appendChild(last);
+        if (!started[src]) started[src] = load(src);
+        return started[src];
       });
-      if (!last) return markRan();
-      last.addEventListener("load", markRan);
-      last.addEventListener("error", markRan);
+      return Promise.all(pending);
+    }).then(function () {
+      if (page === shown) markRan();
     });
   }
 
-  // Scripts that are not async run in the order they were added: once the last has loaded, every
-  // script the page names has run its set-up. The page says so on its root element
+  function load(src) {
+    var script = document.createElement("script");
+    script.src = src;
+    script.async = false;
+    var done = new Promise(function (resolve) {
+      script.addEventListener("load", resolve);
+      script.addEventListener("error", resolve);
+    });
+    document.body.appendChild(script);
+    return done;
+  }
+
+  // Scripts that are not async run in the order they were added: once every script the page
+  // names has loaded, each has run its set-up. The page says so on its root element
   // (data-course-scripts="ran"), for anything that must wait for the page to be complete.
   function markRan() {
     document.documentElement.setAttribute("data-course-scripts", "ran");

@@ -134,10 +134,12 @@ def test_grading_is_off_until_turned_on_and_the_choice_is_remembered(open_site):
     expect()(switch).to_have_attribute("aria-checked", "false")
     card = page.locator("details.flashcard").first
     activate(card.locator("summary"))
+    expect()(card).to_have_attribute("open", "")
     assert page.locator(".course-inline-grades").count() == 0
     assert not page.evaluate("Boolean(window.FSRS || window.CourseSchedule)")
     assert not [r.url for r in watched.requests if "ts-fsrs" in r.url]
-    switch.click()  # the open card is offered its grades at once
+    activate(switch)  # the open card is offered its grades at once
+    expect()(switch).to_have_attribute("aria-checked", "true")
     expect()(card.locator(".course-inline-grades")).to_be_visible()
     page.reload()
     expect()(page.locator(".course-inline-switch")).to_have_attribute("aria-checked", "true")

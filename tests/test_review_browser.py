@@ -520,19 +520,11 @@ def test_new_items_per_day_default_to_twenty_and_the_limit_holds(open_site):
 
 def test_items_no_longer_in_the_course_are_ignored_but_kept(open_site):
     watched, page = open_review(open_site)
-    gone = {
-        "due": "2026-11-01T00:00:00.000Z",
-        "stability": 3.0,
-        "difficulty": 5.0,
-        "elapsed_days": 0,
-        "scheduled_days": 3,
-        "learning_steps": 0,
-        "reps": 2,
-        "lapses": 0,
-        "state": 2,
-        "last_review": "2026-10-29T00:00:00.000Z",
-        "log": [["2026-10-28T00:00:00.000Z", 3], ["2026-10-29T00:00:00.000Z", 3]],
-    }
+    gone = review_card(
+        "2026-11-01T00:00:00.000Z",
+        "2026-10-29T00:00:00.000Z",
+        log=[["2026-10-28T00:00:00.000Z", 3], ["2026-10-29T00:00:00.000Z", 3]],
+    )
     progress = {
         "format": "contributing-to-open-source-ml/review-progress",
         "version": 1,

@@ -566,10 +566,22 @@ def ratios(engine: Engine, kind: str = "wall") -> list[float]:
     return medians([(c / p, d / p, n / c, n / p) for p, c, n, d in rounds])
 
 
+def floors(engine: Engine, cores: int) -> list[float]:
+    """The medians of the engine's rounds' least wall ratios its CPU time allows on ``cores``
+    (clean/plain, deck/plain, no-op/clean): the command's CPU seconds spread over every core,
+    over the other command's wall seconds."""
+    return medians(
+        [
+            (cc / cores / p, dc / cores / p, nc / cores / c)
+            for (p, c, _, _), (_, cc, nc, dc) in zip(engine.rounds, engine.cpu, strict=True)
+        ]
+    )
+
+
 def summary(engines: list[Engine]) -> None:
     """The last table: each target, each engine's median ratio (wall, as the targets are set,
-    and CPU beside it), the floor its CPU time sets (the CPU ratio over the usable cores: the
-    wall ratio the work would take were every core busy from start to end, so a floor above the
+    and CPU beside it), the floor its CPU time sets (:func:`floors`: the wall ratio the command
+    would reach were every usable core busy from its start to its end, so a floor above the
     target says the work itself must shrink, not only be spread better) and whether the wall
     ratio meets the target."""
     cores = len(os.sched_getaffinity(0))
@@ -579,8 +591,9 @@ def summary(engines: list[Engine]) -> None:
         cells = []
         for engine in engines:
             wall, cpu = ratios(engine)[at], ratios(engine, "CPU")[at]
+            floor = floors(engine, cores)[at]
             verdict = "met" if wall <= limit else "NOT met"
-            cells.append(f"{wall:6.2f} ({cpu:4.2f}; {cpu / cores:4.2f}) {verdict:>8}")
+            cells.append(f"{wall:6.2f} ({cpu:4.2f}; {floor:4.2f}) {verdict:>8}")
         print(f"  {label + f' <= {limit:.2f}':22}" + "".join(f"{c:>32}" for c in cells))
     print(f"  load average now: {load_average()}")
 

@@ -167,6 +167,8 @@ def test_every_built_page_holds_only_the_themes_own_scripts(built_site):
         '<script type="module">alert(1)</script>',
         '<script type="application/json" src="x.js" onload="alert(1)"></script>',
         '<iframe src="about:blank"></iframe>',
+        # Inert to a parser with script off, an <img onerror> to a browser with script on.
+        '<noscript><p title="</noscript><img src=x onerror=alert(1)>"></p></noscript>',
     ],
 )
 @pytest.mark.parametrize("page", ["index.html", "lab/checkpointing-lab.html"])

@@ -12,9 +12,10 @@ promise is checked on every page at build time rather than hoped for.
 
 The content of a Markdown page (what authors write; the theme's own scripts are outside it) may
 hold no script at all: no ``<script>``, ``<iframe>``, ``<object>``, ``<embed>``, ``<base>``,
-``<meta>`` or ``<template>`` (which exists for script to use), no ``on…=`` handler and no
-``javascript:``-like address. Course items are escaped by :mod:`tools.render.markdown_html`; this
-catches raw HTML in prose, which Python-Markdown passes through.
+``<meta>``, ``<template>`` (which exists for script to use) or ``<noscript>``, no ``on…=``
+handler and no ``javascript:``-like address. Course items are escaped by
+:mod:`tools.render.markdown_html`; this catches raw HTML in prose, which Python-Markdown passes
+through.
 
 Addresses are judged as the URL standard reads them
 (:func:`tools.course.sanitize.normalised_url`), and CSS, in ``<style>`` and ``style=``, is read
@@ -69,6 +70,10 @@ _ACTIVE_TAGS = {
     "animate",
     "animatemotion",
     "animatetransform",
+    # Read here as a browser with script off reads it: its content as elements. A browser with
+    # script on reads that content as text up to the first "</noscript>", wherever that falls
+    # (inside an attribute value too), so what this scan sees is not what runs. No page needs it.
+    "noscript",
 }
 # The scripts of mkdocs-jupyter 0.26's notebook template (sha256 of their text): the only ones a
 # lab page's content may hold. A new mkdocs-jupyter that changes them fails the build until the

@@ -144,14 +144,20 @@ def _question(src: Source, tokens: list[Token], index: int) -> Question | None:
         src.error(line0, problem)
         order = None
     options = option_order.shown(options, order)
-    explanation, unknown = option_order.resolve_references(
-        _explanation(src, blocks[2:], item), options, script_lang(prompt)
-    )
+    written, explained_at = _explanation(src, blocks[2:], item)
+    explanation, unknown = option_order.resolve_references(written, options, script_lang(prompt))
     for reference in unknown:
         src.error(line0, f"{reference} names no option of this question (use its source letter)")
     if not _complete(src, line0, prompt, options, explanation):
         return None
-    return Question(prompt, tuple(options), explanation, src.at(line0), explicit)
+    return Question(
+        prompt,
+        tuple(options),
+        explanation,
+        src.at(line0),
+        explicit,
+        explanation_location=src.at(explained_at),
+    )
 
 
 def _complete(
@@ -194,12 +200,13 @@ def _options(src: Source, tokens: list[Token], index: int) -> list[Option]:
     return options
 
 
-def _explanation(src: Source, blocks: list[tuple[int, Token]], item: Token) -> str:
-    """The Markdown after the options, dedented: everything up to the end of the list item."""
+def _explanation(src: Source, blocks: list[tuple[int, Token]], item: Token) -> tuple[str, int]:
+    """The Markdown after the options, dedented: everything up to the end of the list item, and
+    the line it starts on (its lines are the source's, one for one)."""
     if not blocks or item.map is None:
-        return ""
+        return "", 0
     start = blocks[0][1].map[0]  # type: ignore[index]
-    return textwrap.dedent("\n".join(src.lines[start : item.map[1]])).strip()
+    return textwrap.dedent("\n".join(src.lines[start : item.map[1]])).strip(), start
 
 
 def _duplicate_questions(src: Source, questions: list[Question]) -> None:

@@ -354,7 +354,15 @@ def test_separator_inside_a_quiz_option_is_not_a_card():
         (
             "   Explained.",
             "   Explained: see {option:D}.",
-            [f"{PATH}:14: {{option:D}} names no option of this question (use its source letter)"],
+            [f"{PATH}:19: {{option:D}} names no option of this question (use its source letter)"],
+        ),
+        (  # at the line it is written on, not the question's or its explanation's first
+            "   A second paragraph.",
+            "   A second paragraph,\n   not {option:C}, nor {option:Z}.",
+            [
+                f"{PATH}:13: {{option:C}} names no option of this question (use its source letter)",
+                f"{PATH}:13: {{option:Z}} names no option of this question (use its source letter)",
+            ],
         ),
     ],
 )

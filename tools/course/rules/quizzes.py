@@ -146,8 +146,11 @@ def _question(src: Source, tokens: list[Token], index: int) -> Question | None:
     options = option_order.shown(options, order)
     written, explained_at = _explanation(src, blocks[2:], item)
     explanation, unknown = option_order.resolve_references(written, options, script_lang(prompt))
-    for reference in unknown:
-        src.error(line0, f"{reference} names no option of this question (use its source letter)")
+    for reference, offset in unknown:
+        src.error(
+            explained_at + offset,
+            f"{reference} names no option of this question (use its source letter)",
+        )
     if not _complete(src, line0, prompt, options, explanation):
         return None
     return Question(

@@ -323,6 +323,19 @@ def test_separator_inside_a_quiz_option_is_not_a_card():
             "2. Which *one*? {#q-again}",
             [f"{PATH}:14: duplicate question (first at line 6)"],
         ),
+        (  # a right and a wrong option alike: two identical options on the site and in Anki
+            "   - [ ] a wrong one\n",
+            "   - [ ] The `right`  ONE\n",
+            [f"{PATH}:8: duplicate option (first at line 7)"],
+        ),
+        (  # as questions are compared: case and spacing aside
+            "   - [ ] c\n",
+            "   - [ ] c\n   - [ ] A\n   - [ ]   B \n",
+            [
+                f"{PATH}:18: duplicate option (first at line 15)",
+                f"{PATH}:19: duplicate option (first at line 16)",
+            ],
+        ),
         (
             "1. Which",
             "Intro text inside the quiz.\n\n1. Which",

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 import shlex
 import textwrap
+from collections.abc import Iterable
 from dataclasses import replace
 
 from markdown_it.token import Token
@@ -13,6 +14,7 @@ from markdown_it.token import Token
 from .. import option_order
 from ..model import (
     CourseError,
+    Location,
     Option,
     Question,
     Quiz,
@@ -94,7 +96,7 @@ def _quiz(src: Source, tokens: list[Token], index: int, page_title: str) -> Quiz
         )
         if q
     ]
-    _duplicate_questions(src, questions)
+    _duplicates(src, "question", ((q.prompt, q.location) for q in questions))
     if not quiz_id or lang not in src.languages or not questions:
         return None
     return Quiz(
@@ -200,6 +202,7 @@ def _options(src: Source, tokens: list[Token], index: int) -> list[Option]:
             break
         letter = option_order.LETTERS[len(options)]
         options.append(Option(text, mark.group(1) in "xX", src.at(line0), letter))
+    _duplicates(src, "option", ((option.text, option.location) for option in options))
     return options
 
 
@@ -212,7 +215,9 @@ def _explanation(src: Source, blocks: list[tuple[int, Token]], item: Token) -> t
     return textwrap.dedent("\n".join(src.lines[start : item.map[1]])).strip(), start
 
 
-def _duplicate_questions(src: Source, questions: list[Question]) -> None:
-    # By text, as for flashcards: an explicit id does not make a repeated question new.
-    for _, location, first in repeats((normalize(q.prompt), q.location) for q in questions):
-        src.errors.append(CourseError(location, f"duplicate question (first at line {first.line})"))
+def _duplicates(src: Source, what: str, texts: Iterable[tuple[str, Location]]) -> None:
+    """Each text that repeats an earlier one, case and spacing aside, is an error at its line:
+    a repeated question (an explicit id does not make it new, as for flashcards), or an option
+    a learner could not tell from another of its question."""
+    for _, location, first in repeats((normalize(text), at) for text, at in texts):
+        src.errors.append(CourseError(location, f"duplicate {what} (first at line {first.line})"))

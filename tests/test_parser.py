@@ -136,6 +136,25 @@ def test_urdu_card_keeps_its_text():
             "A ::: B ::: C\n",
             [f"{PATH}:1: a flashcard has one ':::' separator, this line has 2"],
         ),
+        *(  # an id the author meant, malformed or one too many: never text with nothing applied
+            (
+                f"Good ::: card\nWhat makes a PR? ::: Merge {written}\n",
+                [
+                    f"{PATH}:2: {shown} ends the flashcard but is not its explicit id: a card "
+                    "takes one, {#some-id}, of letters, digits, '-' and '_', starting with a "
+                    "letter, with no spaces"
+                ],
+            )
+            for written, shown in [
+                ("{#bad id!}", "{#bad id!}"),
+                ("{#my id}", "{#my id}"),
+                ("{#my-id }", "{#my-id }"),
+                ("{#1abc}", "{#1abc}"),
+                ("{ordr=DCBA}", "{ordr=DCBA}"),
+                ("{.note}", "{.note}"),
+                ("{#first} {#second}", "{#first}"),
+            ]
+        ),
         (
             "Good ::: card\nplain text in the same paragraph\n",
             [
@@ -155,6 +174,15 @@ def test_urdu_card_keeps_its_text():
 )
 def test_bad_flashcards(text, expected):
     assert messages(text) == expected
+
+
+@pytest.mark.parametrize("ending", ["\\{#escaped\\}", "{option:A}", "{1, 2}", "`{#code}`"])
+def test_braces_that_are_no_attribute_list_stay_text(ending):
+    assert cards(f"Which set? ::: The set {ending}\n") == [
+        ("Which set?", f"The set {ending}", None, 1)
+    ]
+    page, errors = parse(GOOD_QUIZ.replace("2. And this?", f"2. And this {ending}"))
+    assert errors == [] and page.quizzes[0].questions[1].prompt == f"And this {ending}"
 
 
 def test_cards_in_one_list_or_quote_get_one_error_each_block():
@@ -347,6 +375,24 @@ def test_separator_inside_a_quiz_option_is_not_a_card():
             [
                 f"{PATH}:14: a question needs a list of options ('- [x] right', '- [ ] wrong')",
             ],
+        ),
+        *(  # attributes the author meant, malformed or unknown: never text with nothing applied
+            (
+                "2. And this?",
+                f"2. And\n   this? {written}",
+                [
+                    f"{PATH}:15: {shown} ends the question but is not its attribute list: a "
+                    "question takes one, {#some-id} (an explicit id, of letters, digits, '-' and "
+                    "'_', starting with a letter), {order=CADB} or both, {#some-id order=CADB}"
+                ],
+            )
+            for written, shown in [
+                ("{#1abc}", "{#1abc}"),
+                ("{ordr=DCBA}", "{ordr=DCBA}"),
+                ("{#q-two ordr=CAB}", "{#q-two ordr=CAB}"),
+                ("{#q two}", "{#q two}"),
+                ("{#q-two} {order=CAB}", "{#q-two}"),
+            ]
         ),
         (
             "2. And this?",

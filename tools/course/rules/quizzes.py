@@ -24,7 +24,7 @@ from ..model import (
     source_hash,
 )
 from . import containers
-from .ids import ID, repeats
+from .ids import ID, ID_RULE, TRAILING_ATTRIBUTES, repeats
 from .source import PageState, Source
 from .tokens import children
 
@@ -116,11 +116,7 @@ def _check_attributes(src: Source, line0: int, attrs: dict[str, str]) -> tuple[s
     if not quiz_id:
         src.error(line0, "a quiz needs an id (::: quiz id=some-name)")
     elif not ID.fullmatch(quiz_id):
-        src.error(
-            line0,
-            f"quiz id {quiz_id!r}: use letters, digits, '-' and '_', starting with a letter "
-            "(the rule for explicit ids)",
-        )
+        src.error(line0, f"quiz id {quiz_id!r}: use {ID_RULE} (the rule for explicit ids)")
     return lang, quiz_id
 
 
@@ -134,6 +130,13 @@ def _question(src: Source, tokens: list[Token], index: int) -> Question | None:
     prompt_raw = _LIST_MARKER.sub("", tokens[blocks[0][0] + 1].content).strip()
     attrs = _QUESTION_ATTRS.search(prompt_raw)
     prompt = prompt_raw[: attrs.start()].strip() if attrs else prompt_raw
+    if meant := TRAILING_ATTRIBUTES.search(prompt):  # malformed, or a second one
+        src.error(
+            item.map[0] + prompt.count("\n", 0, meant.start()),
+            f"{meant.group().strip()} ends the question but is not its attribute list: a "
+            f"question takes one, {{#some-id}} (an explicit id, of {ID_RULE}), {{order=CADB}} "
+            "or both, {#some-id order=CADB}",
+        )
     words = attrs.group(1).split() if attrs else []
     explicit = next((w[1:] for w in words if w.startswith("#")), None)
     order = next((w.removeprefix("order=") for w in words if w.startswith("order=")), None)

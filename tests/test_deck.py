@@ -454,12 +454,12 @@ def unchanged_renderer(root: Path) -> tuple[Path, ...]:
 
 
 def test_renderer_files_are_the_modules_that_render_notes():
-    from mkdocs_course.course import links, model
+    from mkdocs_course.course import field_syntax, links, model
     from mkdocs_course.render import markdown_html, mathml
 
     files = set(deck.RENDERER_FILES)
     assert all(path.is_file() for path in files), files
-    modules = (markdown_html, mathml, links, deck, model, notes)
+    modules = (markdown_html, field_syntax, mathml, links, deck, model, notes)
     assert {Path(module.__file__) for module in modules} <= files
 
 

@@ -136,6 +136,25 @@ def test_urdu_card_keeps_its_text():
             "A ::: B ::: C\n",
             [f"{PATH}:1: a flashcard has one ':::' separator, this line has 2"],
         ),
+        *(  # an id the author meant, malformed or one too many: never text with nothing applied
+            (
+                f"Good ::: card\nWhat makes a PR? ::: Merge {written}\n",
+                [
+                    f"{PATH}:2: {shown} ends the flashcard but is not its explicit id: a card "
+                    "takes one, {#some-id}, of letters, digits, '-' and '_', starting with a "
+                    "letter, with no spaces"
+                ],
+            )
+            for written, shown in [
+                ("{#bad id!}", "{#bad id!}"),
+                ("{#my id}", "{#my id}"),
+                ("{#my-id }", "{#my-id }"),
+                ("{#1abc}", "{#1abc}"),
+                ("{ordr=DCBA}", "{ordr=DCBA}"),
+                ("{.note}", "{.note}"),
+                ("{#first} {#second}", "{#first}"),
+            ]
+        ),
         (
             "Good ::: card\nplain text in the same paragraph\n",
             [
@@ -155,6 +174,15 @@ def test_urdu_card_keeps_its_text():
 )
 def test_bad_flashcards(text, expected):
     assert messages(text) == expected
+
+
+@pytest.mark.parametrize("ending", ["\\{#escaped\\}", "{option:A}", "{1, 2}", "`{#code}`"])
+def test_braces_that_are_no_attribute_list_stay_text(ending):
+    assert cards(f"Which set? ::: The set {ending}\n") == [
+        ("Which set?", f"The set {ending}", None, 1)
+    ]
+    page, errors = parse(GOOD_QUIZ.replace("2. And this?", f"2. And this {ending}"))
+    assert errors == [] and page.quizzes[0].questions[1].prompt == f"And this {ending}"
 
 
 def test_cards_in_one_list_or_quote_get_one_error_each_block():
@@ -323,6 +351,19 @@ def test_separator_inside_a_quiz_option_is_not_a_card():
             "2. Which *one*? {#q-again}",
             [f"{PATH}:14: duplicate question (first at line 6)"],
         ),
+        (  # a right and a wrong option alike: two identical options on the site and in Anki
+            "   - [ ] a wrong one\n",
+            "   - [ ] The `right`  ONE\n",
+            [f"{PATH}:8: duplicate option (first at line 7)"],
+        ),
+        (  # as questions are compared: case and spacing aside
+            "   - [ ] c\n",
+            "   - [ ] c\n   - [ ] A\n   - [ ]   B \n",
+            [
+                f"{PATH}:18: duplicate option (first at line 15)",
+                f"{PATH}:19: duplicate option (first at line 16)",
+            ],
+        ),
         (
             "1. Which",
             "Intro text inside the quiz.\n\n1. Which",
@@ -334,6 +375,24 @@ def test_separator_inside_a_quiz_option_is_not_a_card():
             [
                 f"{PATH}:14: a question needs a list of options ('- [x] right', '- [ ] wrong')",
             ],
+        ),
+        *(  # attributes the author meant, malformed or unknown: never text with nothing applied
+            (
+                "2. And this?",
+                f"2. And\n   this? {written}",
+                [
+                    f"{PATH}:15: {shown} ends the question but is not its attribute list: a "
+                    "question takes one, {#some-id} (an explicit id, of letters, digits, '-' and "
+                    "'_', starting with a letter), {order=CADB} or both, {#some-id order=CADB}"
+                ],
+            )
+            for written, shown in [
+                ("{#1abc}", "{#1abc}"),
+                ("{ordr=DCBA}", "{ordr=DCBA}"),
+                ("{#q-two ordr=CAB}", "{#q-two ordr=CAB}"),
+                ("{#q two}", "{#q two}"),
+                ("{#q-two} {order=CAB}", "{#q-two}"),
+            ]
         ),
         (
             "2. And this?",
@@ -354,7 +413,15 @@ def test_separator_inside_a_quiz_option_is_not_a_card():
         (
             "   Explained.",
             "   Explained: see {option:D}.",
-            [f"{PATH}:14: {{option:D}} names no option of this question (use its source letter)"],
+            [f"{PATH}:19: {{option:D}} names no option of this question (use its source letter)"],
+        ),
+        (  # at the line it is written on, not the question's or its explanation's first
+            "   A second paragraph.",
+            "   A second paragraph,\n   not {option:C}, nor {option:Z}.",
+            [
+                f"{PATH}:13: {{option:C}} names no option of this question (use its source letter)",
+                f"{PATH}:13: {{option:Z}} names no option of this question (use its source letter)",
+            ],
         ),
     ],
 )

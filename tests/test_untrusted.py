@@ -407,9 +407,9 @@ def test_bidi_and_zero_width_characters_are_errors(char):
         :::
         """
     )
-    quiz_id = [e for e in errors if ": quiz id " in e]  # the id rule says so too
-    assert [e.split(": ", 1)[0] for e in quiz_id] == [f"{PATH}:6"]
-    errors = [e for e in errors if e not in quiz_id]
+    ids = [e for e in errors if ": quiz id " in e or "not its explicit id" in e]  # id rules too
+    assert [e.split(": ", 1)[0] for e in ids] == [f"{PATH}:4", f"{PATH}:6"]
+    errors = [e for e in errors if e not in ids]
     assert [e.split(": ", 1)[0] for e in errors] == [f"{PATH}:{n}" for n in (3, 4, 6, 7, 8, 11)], (
         errors
     )

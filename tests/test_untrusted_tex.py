@@ -118,3 +118,33 @@ def test_the_check_reads_what_the_renderer_emits():
         )
         text = html.unescape(re.sub(r"<[^>]*>", "", field))
         assert unsafe_tex_in_text(text) == "\\href", text
+
+
+# Raw HTML in a field is text in the deck: the renderer escapes it and decodes the character
+# references in it, so a formula written inside a tag's attribute, a comment, ``<?...?>`` or
+# CDATA reaches Anki's MathJax like any other text (#41's routes, hidden from the page's tokens,
+# where that is HTML).
+HIDDEN = "&#92;(\\href{javascript:alert(document.domain)}{Click to reveal}&#92;)"
+WRAPPERS = ['<x title="{}">', "<!-- {} -->", "<?x {} ?>", "<![CDATA[ {} ]]>"]
+FIELDS_OF_ITEMS = {  # where the wrapped formula is written, and that line
+    "card front": ("# T\n\nIs {} a tag? ::: yes\n", 3),
+    "card back": ("# T\n\nWhich tag opens a draft note? ::: {}\n", 3),
+    "question": (_quiz("E").replace("Which?", "Which {}?"), 4),
+    "option": (_quiz("E").replace("[x] a", "[x] a {}"), 5),
+    "explanation": (_quiz("{}"), 8),
+    "explanation block": (_quiz("E").replace("   Because E.", "   {}"), 8),  # an HTML block
+}
+
+
+@pytest.mark.parametrize("wrapper", WRAPPERS)
+@pytest.mark.parametrize("field", FIELDS_OF_ITEMS)
+def test_tex_inside_raw_html_of_a_card_or_quiz_is_an_error_at_its_line(wrapper, field):
+    written = wrapper.format(HIDDEN)
+    field_html = markdown_html.render_markdown(written, target="anki")
+    text = html.unescape(re.sub(r"<[^>]*>", "", field_html))
+    assert unsafe_tex_in_text(text) == "\\href", text  # what the deck would hold
+    page, line = FIELDS_OF_ITEMS[field]
+    assert messages(page.replace("{}", written)) == [
+        f"{PATH}:{line}: text that MathJax typesets as math (\\( \\), \\[ \\], \\begin{{}}) holds "
+        "\\href: write math as $...$, within the allowed TeX commands"
+    ]

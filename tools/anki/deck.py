@@ -38,7 +38,7 @@ from pathlib import Path
 import genanki
 
 from ..buildkit.buildinfo import ROOT, write_atomically
-from ..course import links, model, notes
+from ..course import field_syntax, links, model, notes
 from ..course.config import DECK_TEMPLATES
 from ..course.links import page_url
 from ..course.model import Card, Course, CourseConfig, Page, Question
@@ -67,7 +67,15 @@ SOURCE_LABEL = "Open in the course ↗"
 RENDERER_FILES = (
     *(
         Path(module.__file__)
-        for module in (markdown_html, mathml, links, sys.modules[__name__], model, notes)
+        for module in (
+            markdown_html,
+            field_syntax,
+            mathml,
+            links,
+            sys.modules[__name__],
+            model,
+            notes,
+        )
     ),
     ROOT / "constraints.txt",
 )

@@ -245,6 +245,7 @@ class Question(_Identified):
     explanation: str
     location: Location
     explicit_id: str | None = None
+    explanation_location: Location = Location("", 0)  # where its explanation starts
     span: Span = Span(0, 0)  # its first line up to the next question (the last: up to ':::')
     digest: str = ""  # source_hash of those lines
 

@@ -45,16 +45,19 @@ def shown(options: list[Option], order: str | None) -> list[Option]:
     return [by_letter[letter] for letter in order]
 
 
-def resolve_references(explanation: str, options: list[Option], lang: str) -> tuple[str, list[str]]:
+def resolve_references(
+    explanation: str, options: list[Option], lang: str
+) -> tuple[str, list[tuple[str, int]]]:
     """``explanation`` with each ``{option:X}`` replaced by the label shown beside the option
-    whose source letter is X, and the references that name no option (to report)."""
+    whose source letter is X, and the references that name no option, each with the line (from
+    0) of ``explanation`` it is written on (to report there)."""
     position = {option.letter: index for index, option in enumerate(options)}
-    unknown: list[str] = []
+    unknown: list[tuple[str, int]] = []
 
     def label(found: re.Match[str]) -> str:
         letter = found.group(1)
         if letter not in position:
-            unknown.append(found.group(0))
+            unknown.append((found.group(0), explanation.count("\n", 0, found.start())))
             return found.group(0)
         return option_label(lang, position[letter])
 

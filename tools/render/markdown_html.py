@@ -3,11 +3,11 @@ disagree.
 
 Why a renderer of our own and not the site's Python-Markdown: cards travel into learners' Anki
 collections, where any HTML in a field runs with the learner's privileges. So raw HTML is always
-escaped (markdown-it with ``html=False``), links are limited to http(s), mailto and relative
-addresses, images never load from the network inside Anki, and code is coloured with inline
-styles (no stylesheet to fetch). The two targets differ only in math: Anki typesets
-``\\(...\\)`` / ``\\[...\\]`` itself, while the site turns TeX into MathML at build time (no JS;
-:mod:`tools.render.mathml`).
+escaped (markdown-it with ``html=False``, configured in :mod:`tools.course.field_syntax`),
+links are limited to http(s), mailto and relative addresses, images never load from the network
+inside Anki, and code is coloured with inline styles (no stylesheet to fetch). The two targets
+differ only in math: Anki typesets ``\\(...\\)`` / ``\\[...\\]`` itself, while the site
+turns TeX into MathML at build time (no JS; :mod:`tools.render.mathml`).
 
 Direction is decided from the script of the text (:func:`tools.course.model.script_lang`), not by
 ``dir="auto"``, which reads an Urdu sentence that starts with "PyTorch" as left-to-right. Inside
@@ -25,7 +25,6 @@ from typing import Any, Literal
 
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
-from mdit_py_plugins.dollarmath import dollarmath_plugin
 from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import TextLexer, get_lexer_by_name
@@ -33,6 +32,7 @@ from pygments.styles import get_style_by_name
 from pygments.util import ClassNotFound
 
 from ..course import links
+from ..course.field_syntax import field_markdown
 from ..course.model import script_lang, unsafe_tex
 from .mathml import tex_source, tex_to_mathml
 
@@ -50,9 +50,6 @@ _PRE_STYLE = (
     "border-radius:4px;padding:0.5em 0.75em;overflow-x:auto;text-align:left;line-height:1.4"
 )
 _FORMATTER = HtmlFormatter(noclasses=True, nowrap=True, style=get_style_by_name(CODE_STYLE))
-
-_ALLOWED_SCHEME = re.compile(r"^(?:https?|mailto):", re.IGNORECASE)
-_ANY_SCHEME = re.compile(r"^[a-z][a-z0-9+.-]*:", re.IGNORECASE)
 
 # A Latin-script run inside Urdu text: it starts with a Latin letter, may hold ASCII punctuation,
 # digits and spaces (so "torch.utils.checkpoint" or "sqrt(N) layers" stay whole) and ends on a
@@ -108,10 +105,10 @@ def _plain(text: str, *, inline: bool) -> bool:
 
 @lru_cache(maxsize=1)
 def _renderer() -> MarkdownIt:
-    """One configured parser: building it costs more than rendering a card."""
-    md = MarkdownIt("commonmark", {"html": False})
-    md.use(dollarmath_plugin, double_inline=True)
-    md.validateLink = _allowed_link  # type: ignore[method-assign]
+    """One configured parser (the parser's checks read fields with the same configuration,
+    :mod:`tools.course.field_syntax`) with the render rules: building it costs more than
+    rendering a card."""
+    md = field_markdown()
     md.add_render_rule("text", _render_text)
     md.add_render_rule("code_inline", _render_code_inline)
     md.add_render_rule("fence", _render_fence)
@@ -121,12 +118,6 @@ def _renderer() -> MarkdownIt:
     for name in ("math_inline", "math_inline_double", "math_block", "math_block_label"):
         md.add_render_rule(name, _render_math)
     return md
-
-
-def _allowed_link(url: str) -> bool:
-    """http(s), mailto and scheme-less (relative or fragment) addresses; nothing else."""
-    url = url.strip()
-    return bool(_ALLOWED_SCHEME.match(url)) or not _ANY_SCHEME.match(url)
 
 
 def _render_text(

@@ -5,7 +5,7 @@ from __future__ import annotations
 from markdown_it.token import Token
 
 from ..model import Card, CardGroup, Span, source_hash
-from .ids import EXPLICIT_ID
+from .ids import EXPLICIT_ID, ID_RULE, TRAILING_ATTRIBUTES
 from .source import PageState, Source
 from .tokens import SEPARATOR, separators_by_line
 
@@ -56,6 +56,12 @@ def _card(src: Source, line0: int, raw: str, column: int) -> Card | None:
     explicit = EXPLICIT_ID.search(back)
     if explicit:
         back = back[: explicit.start()].strip()
+    if meant := TRAILING_ATTRIBUTES.search(back):  # malformed, or a second one
+        src.error(
+            line0,
+            f"{meant.group().strip()} ends the flashcard but is not its explicit id: a card "
+            f"takes one, {{#some-id}}, of {ID_RULE}, with no spaces",
+        )
     if not front or not back:
         src.error(line0, f"flashcard has an empty {'question' if not front else 'answer'}")
         return None

@@ -9,7 +9,12 @@ from collections.abc import Iterable, Iterator
 from ..model import CourseError, Location, Page, normalize
 
 ID = re.compile(r"[A-Za-z][\w-]*")  # explicit ids and quiz ids
+ID_RULE = "letters, digits, '-' and '_', starting with a letter"
 EXPLICIT_ID = re.compile(r"\s*\{#(" + ID.pattern + r")\}\s*$")
+# A ``{...}`` that ends a card or a question and reads as an attribute list (an id ``#x``, a
+# class ``.x``, a ``key=value``; not escaped): the author meant one, so one that the item does
+# not take is an error, not text shown on the site and in the deck with nothing applied.
+TRAILING_ATTRIBUTES = re.compile(r"(?<!\\)\{\s*(?:[#.]|[A-Za-z][\w-]*\s*=)[^{}]*\}\s*$")
 
 
 def duplicate_ids(pages: list[Page]) -> list[CourseError]:

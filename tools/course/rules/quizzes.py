@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 import shlex
 import textwrap
+from collections.abc import Iterable
 from dataclasses import replace
 
 from markdown_it.token import Token
@@ -13,6 +14,7 @@ from markdown_it.token import Token
 from .. import option_order
 from ..model import (
     CourseError,
+    Location,
     Option,
     Question,
     Quiz,
@@ -22,7 +24,7 @@ from ..model import (
     source_hash,
 )
 from . import containers
-from .ids import ID, repeats
+from .ids import ID, ID_RULE, TRAILING_ATTRIBUTES, repeats
 from .source import PageState, Source
 from .tokens import children
 
@@ -94,7 +96,7 @@ def _quiz(src: Source, tokens: list[Token], index: int, page_title: str) -> Quiz
         )
         if q
     ]
-    _duplicate_questions(src, questions)
+    _duplicates(src, "question", ((q.prompt, q.location) for q in questions))
     if not quiz_id or lang not in src.languages or not questions:
         return None
     return Quiz(
@@ -114,11 +116,7 @@ def _check_attributes(src: Source, line0: int, attrs: dict[str, str]) -> tuple[s
     if not quiz_id:
         src.error(line0, "a quiz needs an id (::: quiz id=some-name)")
     elif not ID.fullmatch(quiz_id):
-        src.error(
-            line0,
-            f"quiz id {quiz_id!r}: use letters, digits, '-' and '_', starting with a letter "
-            "(the rule for explicit ids)",
-        )
+        src.error(line0, f"quiz id {quiz_id!r}: use {ID_RULE} (the rule for explicit ids)")
     return lang, quiz_id
 
 
@@ -132,6 +130,13 @@ def _question(src: Source, tokens: list[Token], index: int) -> Question | None:
     prompt_raw = _LIST_MARKER.sub("", tokens[blocks[0][0] + 1].content).strip()
     attrs = _QUESTION_ATTRS.search(prompt_raw)
     prompt = prompt_raw[: attrs.start()].strip() if attrs else prompt_raw
+    if meant := TRAILING_ATTRIBUTES.search(prompt):  # malformed, or a second one
+        src.error(
+            item.map[0] + prompt.count("\n", 0, meant.start()),
+            f"{meant.group().strip()} ends the question but is not its attribute list: a "
+            f"question takes one, {{#some-id}} (an explicit id, of {ID_RULE}), {{order=CADB}} "
+            "or both, {#some-id order=CADB}",
+        )
     words = attrs.group(1).split() if attrs else []
     explicit = next((w[1:] for w in words if w.startswith("#")), None)
     order = next((w.removeprefix("order=") for w in words if w.startswith("order=")), None)
@@ -144,14 +149,23 @@ def _question(src: Source, tokens: list[Token], index: int) -> Question | None:
         src.error(line0, problem)
         order = None
     options = option_order.shown(options, order)
-    explanation, unknown = option_order.resolve_references(
-        _explanation(src, blocks[2:], item), options, script_lang(prompt)
-    )
-    for reference in unknown:
-        src.error(line0, f"{reference} names no option of this question (use its source letter)")
+    written, explained_at = _explanation(src, blocks[2:], item)
+    explanation, unknown = option_order.resolve_references(written, options, script_lang(prompt))
+    for reference, offset in unknown:
+        src.error(
+            explained_at + offset,
+            f"{reference} names no option of this question (use its source letter)",
+        )
     if not _complete(src, line0, prompt, options, explanation):
         return None
-    return Question(prompt, tuple(options), explanation, src.at(line0), explicit)
+    return Question(
+        prompt,
+        tuple(options),
+        explanation,
+        src.at(line0),
+        explicit,
+        explanation_location=src.at(explained_at),
+    )
 
 
 def _complete(
@@ -191,18 +205,22 @@ def _options(src: Source, tokens: list[Token], index: int) -> list[Option]:
             break
         letter = option_order.LETTERS[len(options)]
         options.append(Option(text, mark.group(1) in "xX", src.at(line0), letter))
+    _duplicates(src, "option", ((option.text, option.location) for option in options))
     return options
 
 
-def _explanation(src: Source, blocks: list[tuple[int, Token]], item: Token) -> str:
-    """The Markdown after the options, dedented: everything up to the end of the list item."""
+def _explanation(src: Source, blocks: list[tuple[int, Token]], item: Token) -> tuple[str, int]:
+    """The Markdown after the options, dedented: everything up to the end of the list item, and
+    the line it starts on (its lines are the source's, one for one)."""
     if not blocks or item.map is None:
-        return ""
+        return "", 0
     start = blocks[0][1].map[0]  # type: ignore[index]
-    return textwrap.dedent("\n".join(src.lines[start : item.map[1]])).strip()
+    return textwrap.dedent("\n".join(src.lines[start : item.map[1]])).strip(), start
 
 
-def _duplicate_questions(src: Source, questions: list[Question]) -> None:
-    # By text, as for flashcards: an explicit id does not make a repeated question new.
-    for _, location, first in repeats((normalize(q.prompt), q.location) for q in questions):
-        src.errors.append(CourseError(location, f"duplicate question (first at line {first.line})"))
+def _duplicates(src: Source, what: str, texts: Iterable[tuple[str, Location]]) -> None:
+    """Each text that repeats an earlier one, case and spacing aside, is an error at its line:
+    a repeated question (an explicit id does not make it new, as for flashcards), or an option
+    a learner could not tell from another of its question."""
+    for _, location, first in repeats((normalize(text), at) for text, at in texts):
+        src.errors.append(CourseError(location, f"duplicate {what} (first at line {first.line})"))

@@ -36,6 +36,11 @@ def rule(state: PageState) -> None:
     )
     formulas, texts = _scan(prose)
     for text, line0, inline in _fields(state.page):
+        if "\\" not in text and "&" not in text:
+            # Every TeX command and MathJax delimiter starts with a backslash, and only a
+            # character reference can make one: most fields hold neither, and parsing each
+            # field again would cost the parse as much again as the page's own tokens.
+            continue
         parsed = _field_parser().parseInline(text) if inline else _field_parser().parse(text)
         found = _scan(parsed, line0)
         formulas += found[0]

@@ -131,7 +131,7 @@ def test_reviews_in_anki_come_back_as_a_progress_file(course_deck, tmp_path):
     document = progress.progress_document(back, now, 20)
     path = tmp_path / "back.json"
     progress.write_output(path, progress.encode_progress(document))
-    assert progress.read_progress(path)["cards"] == back  # what the page checks, checked here
+    assert progress.read_progress(path, now)["cards"] == back  # what the page checks, checked here
 
 
 @pytest.mark.parametrize("legacy", [False, True])
@@ -292,7 +292,7 @@ def test_the_command_converts_both_ways(course_deck, tmp_path):
     )
     assert back.returncode == 0, back.stderr
     assert "4 reviewed cards" in back.stdout and "0 cards the course does not know" in back.stdout
-    read = progress.read_progress(tmp_path / "b.json")["cards"]
+    read = progress.read_progress(tmp_path / "b.json", int(time.time() * 1000))["cards"]
     assert set(read) == set(cards)
     for guid, card in cards.items():
         assert read[guid]["log"] == card["log"]
@@ -342,7 +342,7 @@ def test_too_large_inputs_are_refused_before_reading(tmp_path, monkeypatch):
     monkeypatch.setattr(progress, "MAX_PROGRESS_BYTES", 1000)
     monkeypatch.setattr(progress_read, "MAX_EXPORT_BYTES", 1000)
     with pytest.raises(progress.ProgressError, match="too large for a progress file"):
-        progress.read_progress(big)
+        progress.read_progress(big, 0)
     with pytest.raises(progress.ProgressError, match="more than an Anki export may be here"):
         from_anki(big, set(), 0)
 
@@ -362,7 +362,7 @@ def test_a_bad_progress_file_gets_a_plain_message(tmp_path, text, message):
     path = tmp_path / "progress.json"
     path.write_text(text, "utf-8")
     with pytest.raises(progress.ProgressError, match=message):
-        progress.read_progress(path)
+        progress.read_progress(path, int(time.time() * 1000))
 
 
 def test_into_anki_says_what_moved_and_then_that_nothing_did(course_deck, tmp_path):

@@ -50,7 +50,7 @@ def direction(args: argparse.Namespace, course, now: int) -> int:
             + ". On the Review page: Progress and settings > Import progress."
         )
         return 0
-    document = progress.read_progress(source)
+    document = progress.read_progress(source, now)
     package = deck.build_apkg(
         course, timestamp=course_config.timestamp(args.course, course.config), root=args.course
     )

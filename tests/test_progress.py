@@ -298,6 +298,23 @@ def test_the_command_converts_both_ways(course_deck, tmp_path):
         assert read[guid]["log"] == card["log"]
 
 
+def test_to_anki_gives_each_card_left_out_its_reason(course_deck, tmp_path):
+    """A course card never reviewed is new in Anki, not 'not in this version of the course'."""
+    guids, _ = course_deck
+    cards, source = progress_file(guids, tmp_path)
+    unreviewed = {**cards[guids[0]], "log": [], "last_review": None}
+    stray = site_cards(guids, int(time.time() * 1000))["not-in-this-course"]
+    document = json.loads(source.read_text("utf-8"))
+    document["cards"] |= {guids[0]: unreviewed, "not-in-this-course": stray}
+    source.write_text(json.dumps(document), "utf-8")
+    run = [sys.executable, "-m", "tools", "progress", "to-anki", str(source)]
+    made = subprocess.run(run, cwd=ROOT, capture_output=True, text=True)
+    assert made.returncode == 0, made.stderr
+    assert (
+        "3 cards with their schedule; 1 never reviewed (new in Anki); 1 not in this " in made.stdout
+    )
+
+
 def test_the_page_and_this_module_read_one_format():
     store = (STATIC / "review" / "store.js").read_text("utf-8")
     assert f'var FORMAT = "{progress.FORMAT}";' in store

@@ -19,7 +19,9 @@ learning steps still to go, from ts-fsrs's step index and the steps the site sch
 the desired retention, the decay and the last review's time go into ``data`` as Anki writes them.
 Back from Anki, a due day that matches the last review plus the interval gives the exact moment
 ts-fsrs set (last review + interval days); a learning moment keeps the last review's
-milliseconds, which Anki's whole seconds drop.
+milliseconds, which Anki's whole seconds drop. A relearning card's ``ivl`` (the interval Anki
+gives it back once relearnt) travels in ``scheduled_days``, which ts-fsrs only records and never
+schedules by; ts-fsrs's 0 there (a step of minutes) is Anki's least interval, one day.
 """
 
 from __future__ import annotations
@@ -303,6 +305,14 @@ def site_due_ms(row: dict, last_ms: int, due_day_ms: int) -> int:
         return row["due"] * 1000 + last_ms % 1000
     exact = last_ms + row["ivl"] * DAY_MS
     return exact if review_day(exact) == review_day(due_day_ms) else due_day_ms
+
+
+def site_scheduled_days(row: dict) -> int:
+    """The site's ``scheduled_days`` for a card Anki holds as ``row``: the inverse of
+    :func:`anki_columns`' ``ivl`` (see the top), so that a relearning card keeps its interval."""
+    if row["type"] == 2:
+        return max(0, row["ivl"])
+    return row["ivl"] if row["type"] == 3 and row["ivl"] > 1 else 0
 
 
 def site_steps(row: dict) -> int:

@@ -40,6 +40,7 @@ from .progress import (
     day_start_ms,
     review_day,
     site_due_ms,
+    site_scheduled_days,
     site_steps,
 )
 
@@ -313,7 +314,7 @@ def _site_card(row: dict, history: list, today: dt.date, today_index: int) -> di
         "stability": memory[0],
         "difficulty": min(10.0, max(1.0, memory[1])),
         "elapsed_days": (review_day(last) - review_day(previous)).days,
-        "scheduled_days": max(0, row["ivl"]) if row["type"] == 2 else 0,
+        "scheduled_days": site_scheduled_days(row),
         "learning_steps": site_steps(row),
         "reps": max(row["reps"], len(history)),
         "lapses": row["lapses"],

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import re
 import subprocess
 import sys
@@ -130,7 +131,7 @@ def test_reviews_in_anki_come_back_as_a_progress_file(course_deck, tmp_path):
     document = progress.progress_document(back, now, 20)
     path = tmp_path / "back.json"
     progress.write_output(path, progress.encode_progress(document))
-    assert progress.read_progress(path)["cards"] == back  # what the page checks, checked here
+    assert progress.read_progress(path, now)["cards"] == back  # what the page checks, checked here
 
 
 @pytest.mark.parametrize("legacy", [False, True])
@@ -149,6 +150,108 @@ def test_a_whole_collection_export_is_read_too(course_deck, tmp_path, legacy):
     back, counts = from_anki(export, set(guids), now)
     assert counts["known"] == 4 and counts["unknown"] == 0
     assert {g: len(c["log"]) for g, c in back.items()} == {g: len(cards[g]["log"]) for g in back}
+
+
+# Run in a child under another TZ: the Anki library and Python read the zone at start-up.
+STUDY_ELSEWHERE = """
+import sys
+from anki.collection import Collection, ImportAnkiPackageOptions, ImportAnkiPackageRequest
+
+deck, folder, legacy = sys.argv[1], sys.argv[2], sys.argv[3] == "legacy"
+col = Collection(folder + "/collection.anki2")
+options = ImportAnkiPackageOptions(with_scheduling=False, merge_notetypes=True)
+col.import_anki_package(ImportAnkiPackageRequest(package_path=deck, options=options))
+col.set_config("fsrs", True)
+for cid in sorted(col.find_cards(""))[:5]:
+    card = col.get_card(cid)
+    card.start_timer()
+    col.sched.answerCard(card, 4)
+col.sched.set_due_date([card.id], "3")
+col.export_collection_package(
+    out_path=folder + "/export.colpkg", include_media=False, legacy=legacy
+)
+col.close()
+"""
+READ_HERE = """
+import json, sys, time
+from datetime import timedelta
+from anki.collection import Collection
+from mkdocs_course.anki import progress
+from mkdocs_course.anki.progress_read import from_anki
+
+folder, guids = sys.argv[1], json.loads(sys.argv[2])
+now = int(time.time() * 1000)
+today = progress.review_day(now)
+col = Collection(folder + "/collection.anki2")
+anki = {
+    guid: str(today + timedelta(days=due - col.sched.today))
+    for guid, due in col.db.all(
+        "SELECT notes.guid, cards.due FROM cards JOIN notes ON notes.id = cards.nid "
+        "WHERE cards.queue = 2"
+    )
+}
+col.close()
+cards, _ = from_anki(folder + "/export.colpkg", set(guids), now)
+site = {guid: str(progress.review_day(progress._ms(card["due"]))) for guid, card in cards.items()}
+print(json.dumps({"anki": anki, "site": site}))
+"""
+
+
+@pytest.mark.parametrize("legacy", [False, True])
+def test_a_collection_made_in_another_zone_keeps_its_due_dates(course_deck, tmp_path, legacy):
+    """Anki counts a collection's days from the date it was made in its own zone
+    (``creationOffset``), not from ``crt`` in the reader's zone: the site shows each card on the
+    date Anki shows it, here in UTC for a collection made in Karachi (UTC+5)."""
+    guids, apkg = course_deck
+    (tmp_path / "deck.apkg").write_bytes(apkg)
+    for zone, script, args in (
+        ("Asia/Karachi", STUDY_ELSEWHERE, [tmp_path / "deck.apkg", tmp_path, legacy * "legacy"]),
+        ("UTC", READ_HERE, [tmp_path, json.dumps(guids)]),
+    ):
+        done = subprocess.run(
+            [sys.executable, "-c", script, *map(str, args)],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            env={**os.environ, "TZ": zone},
+        )
+        assert done.returncode == 0, done.stderr
+    dates = json.loads(done.stdout)
+    assert len(dates["anki"]) == 5
+    assert dates["site"] == dates["anki"]
+
+
+# Anki's own cases (rslib/src/scheduler/timing.rs's tests): its zone, crt, now, the collection's
+# settings, and the day number Anki counts.
+ANKI_TIMING = [
+    ("Australia/Brisbane", 1575226800, 1584491078, {}, 107),  # the old scheduler: whole days
+    ("Australia/Brisbane", 1533564000, 1584491078, {"schedVer": 2, "rollover": 0}, 589),
+    ("Australia/Brisbane", 1524038400, 1584491078, {"schedVer": 2}, 700),
+    # Made at midnight in MDT, read in MST: dates, so the hour DST moved changes nothing.
+    ("America/Phoenix", 1533535200, 1577415600, {"schedVer": 2, "creationOffset": 360}, 507),
+    # Made at 3 a.m. on the 6th: on the 9th it is day 2 until 4 a.m., then day 3.
+    ("America/Phoenix", 1533546000, 1533812399, {"schedVer": 2, "creationOffset": 360}, 2),
+    ("America/Phoenix", 1533546000, 1533812400, {"schedVer": 2, "creationOffset": 360}, 3),
+]
+
+
+@pytest.mark.parametrize("zone", sorted({case[0] for case in ANKI_TIMING}))
+def test_days_are_counted_as_ankis_own_tests_count_them(zone):
+    cases = [case[1:] for case in ANKI_TIMING if case[0] == zone]
+    script = (
+        "import json, sys\n"
+        "from mkdocs_course.anki.progress_read import anki_today\n"
+        "cases = json.loads(sys.argv[1])\n"
+        "print(json.dumps([anki_today(crt, settings, now) for crt, now, settings, _ in cases]))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script, json.dumps(cases)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "TZ": zone},
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == [case[-1] for case in cases]
 
 
 def test_an_export_of_another_deck_is_refused(course_deck, tmp_path):
@@ -189,10 +292,27 @@ def test_the_command_converts_both_ways(course_deck, tmp_path):
     )
     assert back.returncode == 0, back.stderr
     assert "4 reviewed cards" in back.stdout and "0 cards the course does not know" in back.stdout
-    read = progress.read_progress(tmp_path / "b.json")["cards"]
+    read = progress.read_progress(tmp_path / "b.json", int(time.time() * 1000))["cards"]
     assert set(read) == set(cards)
     for guid, card in cards.items():
         assert read[guid]["log"] == card["log"]
+
+
+def test_to_anki_gives_each_card_left_out_its_reason(course_deck, tmp_path):
+    """A course card never reviewed is new in Anki, not 'not in this version of the course'."""
+    guids, _ = course_deck
+    cards, source = progress_file(guids, tmp_path)
+    unreviewed = {**cards[guids[0]], "log": [], "last_review": None}
+    stray = site_cards(guids, int(time.time() * 1000))["not-in-this-course"]
+    document = json.loads(source.read_text("utf-8"))
+    document["cards"] |= {guids[0]: unreviewed, "not-in-this-course": stray}
+    source.write_text(json.dumps(document), "utf-8")
+    run = [sys.executable, "-m", "tools", "progress", "to-anki", str(source)]
+    made = subprocess.run(run, cwd=ROOT, capture_output=True, text=True)
+    assert made.returncode == 0, made.stderr
+    assert (
+        "3 cards with their schedule; 1 never reviewed (new in Anki); 1 not in this " in made.stdout
+    )
 
 
 def test_the_page_and_this_module_read_one_format():
@@ -239,7 +359,7 @@ def test_too_large_inputs_are_refused_before_reading(tmp_path, monkeypatch):
     monkeypatch.setattr(progress, "MAX_PROGRESS_BYTES", 1000)
     monkeypatch.setattr(progress_read, "MAX_EXPORT_BYTES", 1000)
     with pytest.raises(progress.ProgressError, match="too large for a progress file"):
-        progress.read_progress(big)
+        progress.read_progress(big, 0)
     with pytest.raises(progress.ProgressError, match="more than an Anki export may be here"):
         from_anki(big, set(), 0)
 
@@ -259,7 +379,7 @@ def test_a_bad_progress_file_gets_a_plain_message(tmp_path, text, message):
     path = tmp_path / "progress.json"
     path.write_text(text, "utf-8")
     with pytest.raises(progress.ProgressError, match=message):
-        progress.read_progress(path)
+        progress.read_progress(path, int(time.time() * 1000))
 
 
 def test_into_anki_says_what_moved_and_then_that_nothing_did(course_deck, tmp_path):

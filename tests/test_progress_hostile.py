@@ -264,7 +264,7 @@ def test_a_progress_file_with_numbers_json_forbids_is_refused(tmp_path, text, ma
     path = tmp_path / "p.json"
     path.write_text(text.replace("%s", progress.FORMAT), "utf-8")
     with pytest.raises(progress.ProgressError, match=match):
-        progress.read_progress(path)
+        progress.read_progress(path, NOW)
 
 
 def test_numbers_too_large_for_a_date_are_refused(tmp_path):
@@ -272,7 +272,35 @@ def test_numbers_too_large_for_a_date_are_refused(tmp_path):
     path = tmp_path / "p.json"
     path.write_text(json.dumps(progress.progress_document({"x": bad}, NOW, 20)), "utf-8")
     with pytest.raises(progress.ProgressError, match="invalid scheduled_days"):
-        progress.read_progress(path)
+        progress.read_progress(path, NOW)
+
+
+FUTURE = "2099-01-01T00:00:00.000Z"
+
+
+@pytest.mark.parametrize(
+    ("changes", "match"),
+    [
+        ({"log": [[1e20, 3]]}, "has an invalid review log entry"),
+        ({"due": "0001-01-01T00:00:00Z"}, "has no valid due date"),
+        ({"due": "9999-12-31T23:59:59Z"}, "has no valid due date"),
+        (
+            {"log": [[FUTURE, 3]], "last_review": FUTURE},
+            rf"was reviewed in the future \({FUTURE}\)",
+        ),
+        ({"last_review": FUTURE}, rf"was reviewed in the future \({FUTURE}\)"),
+    ],
+)
+def test_a_card_the_page_would_refuse_is_refused_naming_the_file_and_the_card(
+    tmp_path, changes, match
+):
+    """What to-anki and into-anki read first: the page's own refusals (reviews after now
+    included, as the page refuses them on import), never an error of this tool's own."""
+    bad = card([[progress._iso(NOW - DAY), 3]]) | changes
+    path = tmp_path / "p.json"
+    path.write_text(json.dumps(progress.progress_document({"x": bad}, NOW, 20)), "utf-8")
+    with pytest.raises(progress.ProgressError, match=rf'p\.json: the item "x" {match}'):
+        progress.read_progress(path, NOW)
 
 
 # --- outputs and messages -----------------------------------------------------------------

@@ -296,3 +296,27 @@ def test_anki_to_site_round_trips_exactly(course_deck, tmp_path, suffix, legacy,
         sum(len(c["log"]) for c in back.values()),
         differs,
     )
+
+
+def test_a_relearning_cards_interval_comes_back_to_anki(course_deck, tmp_path):
+    """Anki holds the interval a relearning card goes back to in ``ivl``; through the site's
+    file (``scheduled_days``) it comes back to Anki as it was, not as one day."""
+    guids, apkg = course_deck
+    relearning = guids[3]
+    now = int(time.time() * 1000)
+    path = collection_in("deck, new", tmp_path, guids, apkg)
+    into_anki(path, {relearning: site_cards(guids, now)[relearning]}, apkg, set(guids), now)
+    col = Collection(str(path))
+    card = col.get_card(card_id(col, relearning))
+    card.ivl = 7
+    col.update_card(card)
+    exported = export(col, tmp_path, ".colpkg", legacy=True)
+    col.close()
+    back, _ = from_anki(exported, set(guids), int(time.time() * 1000))
+    (tmp_path / "again").mkdir()
+    path = collection_in("deck, new", tmp_path / "again", guids, apkg)
+    into_anki(path, back, apkg, set(guids), int(time.time() * 1000))
+    col = Collection(str(path))
+    card = col.get_card(card_id(col, relearning))
+    col.close()
+    assert (card.type, card.ivl) == (3, 7)

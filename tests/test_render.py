@@ -233,6 +233,22 @@ def test_latin_runs_inside_urdu_are_isolated():
     assert '<bdi dir="ltr" lang="en">sqrt(N) layers</bdi>،' in text
 
 
+@pytest.mark.parametrize(
+    ("text", "isolated"),
+    [
+        ("صحت (health) سے", '(<bdi dir="ltr" lang="en">health</bdi>) سے'),  # checkpointing-ur
+        ("یہ `git commit -s` ہے (DCO)", '(<bdi dir="ltr" lang="en">DCO</bdi>)'),
+        ("ہاں (a, b.) ہے", '(<bdi dir="ltr" lang="en">a, b</bdi>.) ہے'),
+        ("ہاں (f(x)) ہے", '(<bdi dir="ltr" lang="en">f(x)</bdi>) ہے'),
+        ("ہاں [items[0]] ہے", '[<bdi dir="ltr" lang="en">items[0]</bdi>] ہے'),
+    ],
+)
+def test_a_closing_bracket_of_the_urdu_sentence_stays_outside_the_isolate(text, isolated):
+    """A closing bracket ends a Latin run only with its opening one inside it: one taken in
+    alone is drawn twice by Chromium ("health))")."""
+    assert isolated in render_markdown(text, target="anki", inline=True)
+
+
 def test_isolation_is_a_text_rule_not_a_rewrite_of_html():
     """Link targets, code and math keep their text; only Markdown text nodes get <bdi>."""
     out = render_markdown(

@@ -50,7 +50,7 @@ def direction(args: argparse.Namespace, course, now: int) -> int:
             + ". On the Review page: Progress and settings > Import progress."
         )
         return 0
-    document = progress.read_progress(source)
+    document = progress.read_progress(source, now)
     package = deck.build_apkg(
         course, timestamp=course_config.timestamp(args.course, course.config), root=args.course
     )
@@ -82,16 +82,25 @@ def direction(args: argparse.Namespace, course, now: int) -> int:
             + ("" if counts["fsrs"] else FSRS_NOTE)
         )
         return 0
-    from .anki.progress_apkg import to_apkg
+    return _to_anki(args, source, document["cards"], package, now)
+
+
+def _to_anki(args: argparse.Namespace, source: Path, cards: dict, package: bytes, now: int) -> int:
+    """``cards`` as a package of the course deck ``package``; what it leaves out is counted by
+    its reason (never reviewed, so new in Anki; or not in this version of the course)."""
+    from .anki import progress
+    from .anki.progress_apkg import reviewed, to_apkg
 
     out = Path(args.output or source.with_suffix(".apkg"))
     progress.check_output(out, [source], args.force)
-    made, scheduled = to_apkg(package, document["cards"], now)
+    made, scheduled = to_apkg(package, cards, now)
     progress.write_output(out, made)
-    left = len(document["cards"]) - scheduled
+    unreviewed = len(cards) - len(reviewed(cards))
+    unknown = len(cards) - unreviewed - scheduled
     print(
         f"wrote {out}: {scheduled} cards with their schedule"
-        + (f"; {left} not in this version of the course left out" if left else "")
+        + (f"; {unreviewed} never reviewed (new in Anki)" if unreviewed else "")
+        + (f"; {unknown} not in this version of the course left out" if unknown else "")
         + ". In Anki: File > Import, with 'Import any learning progress' ticked. That brings the"
         " schedule only into a collection without the course's deck: Anki leaves the cards it"
         " already has as they are. If yours has the deck, close Anki and run python3 -m tools"

@@ -19,7 +19,9 @@ learning steps still to go, from ts-fsrs's step index and the steps the site sch
 the desired retention, the decay and the last review's time go into ``data`` as Anki writes them.
 Back from Anki, a due day that matches the last review plus the interval gives the exact moment
 ts-fsrs set (last review + interval days); a learning moment keeps the last review's
-milliseconds, which Anki's whole seconds drop.
+milliseconds, which Anki's whole seconds drop. A relearning card's ``ivl`` (the interval Anki
+gives it back once relearnt) travels in ``scheduled_days``, which ts-fsrs only records and never
+schedules by; ts-fsrs's 0 there (a step of minutes) is Anki's least interval, one day.
 """
 
 from __future__ import annotations
@@ -55,6 +57,8 @@ CARD_NUMBERS = (
     "lapses",
 )
 LARGEST_NUMBER = 1e9  # no count or interval of a real card comes near; beyond it, a hostile file
+LATEST_YEAR = 9000  # no review or due date comes near; a date past it is a hostile file's
+LATEST_MS = int(dt.datetime(LATEST_YEAR, 1, 1, tzinfo=dt.UTC).timestamp() * 1000)
 
 
 class ProgressError(Exception):
@@ -80,7 +84,15 @@ def day_start_ms(day: dt.date) -> int:
 
 
 def _ms(iso: str) -> int:
-    return int(dt.datetime.fromisoformat(iso.replace("Z", "+00:00")).timestamp() * 1000)
+    """The moment the ISO date ``iso`` names, in ms. ValueError (TypeError where it is no
+    string) unless it is one the days here can be counted from: after 1970 began, before
+    LATEST_MS (Python's dates end with the year 9999, so a date near it has no local day)."""
+    if not isinstance(iso, str):
+        raise TypeError(f"{iso!r} is not a date")
+    ms = int(dt.datetime.fromisoformat(iso.replace("Z", "+00:00")).timestamp() * 1000)
+    if not 0 < ms < LATEST_MS:
+        raise ValueError(f"{iso} is not a date from 1970 to {LATEST_YEAR}")
+    return ms
 
 
 def _iso(ms: float) -> str:
@@ -101,23 +113,18 @@ def _is_count(value: object) -> bool:
     )
 
 
-def _entry_problem(entry: object, now_ms: int | None) -> str:
+def _entry_ok(entry: object) -> bool:
     try:
-        ok = (
+        return (
             isinstance(entry, list)
             and len(entry) in (2, 3)
             and entry[1] in (1, 2, 3, 4)
             and not isinstance(entry[1], bool)
-            and _ms(entry[0]) > 0
+            and _ms(entry[0])  # a date, or TypeError or ValueError
             and (len(entry) == 2 or _is_count(entry[2]))
         )
     except (TypeError, ValueError, OverflowError, OSError):
-        ok = False
-    if not ok:
-        return "has an invalid review log entry"
-    if now_ms is not None and _ms(entry[0]) > now_ms + CLOCK_SKEW_MS:
-        return f"was reviewed in the future ({entry[0]})"
-    return ""
+        return False
 
 
 def card_problem(card: object, now_ms: int | None = None) -> str:
@@ -143,15 +150,21 @@ def card_problem(card: object, now_ms: int | None = None) -> str:
     log = card.get("log")
     if not isinstance(log, list):
         return "has no review log"
-    for entry in log:
-        problem = _entry_problem(entry, now_ms)
-        if problem:
-            return problem
+    if not all(_entry_ok(entry) for entry in log):
+        return "has an invalid review log entry"
+    if now_ms is not None:
+        times = [entry[0] for entry in log]
+        if card.get("last_review") is not None:
+            times.append(card["last_review"])
+        for moment in times:
+            if _ms(moment) > now_ms + CLOCK_SKEW_MS:
+                return f"was reviewed in the future ({moment})"
     return ""
 
 
-def read_progress(path: Path) -> dict:
-    """The progress document in ``path``, checked whole; ProgressError names what is wrong."""
+def read_progress(path: Path, now_ms: int) -> dict:
+    """The progress document in ``path``, checked whole as the page checks an import at
+    ``now_ms`` (reviews after it refused); ProgressError names what is wrong."""
     path = Path(path)
     try:
         size = path.stat().st_size
@@ -179,7 +192,7 @@ def read_progress(path: Path) -> dict:
     if not isinstance(cards, dict):
         raise ProgressError(f"{path}: it has no cards")
     for guid, card in cards.items():
-        problem = card_problem(card)
+        problem = card_problem(card, now_ms)
         if problem:
             raise ProgressError(f"{path}: the item {json.dumps(guid)} {problem}")
     return data
@@ -292,6 +305,14 @@ def site_due_ms(row: dict, last_ms: int, due_day_ms: int) -> int:
         return row["due"] * 1000 + last_ms % 1000
     exact = last_ms + row["ivl"] * DAY_MS
     return exact if review_day(exact) == review_day(due_day_ms) else due_day_ms
+
+
+def site_scheduled_days(row: dict) -> int:
+    """The site's ``scheduled_days`` for a card Anki holds as ``row``: the inverse of
+    :func:`anki_columns`' ``ivl`` (see the top), so that a relearning card keeps its interval."""
+    if row["type"] == 2:
+        return max(0, row["ivl"])
+    return row["ivl"] if row["type"] == 3 and row["ivl"] > 1 else 0
 
 
 def site_steps(row: dict) -> int:

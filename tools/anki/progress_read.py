@@ -40,6 +40,7 @@ from .progress import (
     day_start_ms,
     review_day,
     site_due_ms,
+    site_scheduled_days,
     site_steps,
 )
 
@@ -51,6 +52,7 @@ LIBRARY_SECONDS = 180.0  # the Anki library's time to decompress it
 LIBRARY_MEMORY = 4 * 1024**3  # its address space
 NEWEST_SCHEMA = 18  # the collection schema of Anki 23.10 to 26.x
 TABLES = ("col", "cards", "notes", "revlog")
+TIMING_KEYS = ("schedVer", "rollover", "creationOffset")  # what Anki counts days by
 
 
 def _refuse(path: Path, why: str) -> ProgressError:
@@ -204,6 +206,64 @@ def _check_schema(path: Path, conn: sqlite3.Connection) -> None:
         )
 
 
+def _timing_settings(conn: sqlite3.Connection) -> dict[str, object]:
+    """The collection's settings that decide how it counts days: rows of its ``config`` table
+    (schema 18), or keys of ``col.conf`` (older schemas, which have no such table)."""
+    table = conn.execute("SELECT type FROM sqlite_master WHERE name = 'config'").fetchone()
+    if table == ("table",):
+        rows = conn.execute(
+            f"SELECT key, val FROM config WHERE key IN ({','.join('?' * len(TIMING_KEYS))})",
+            TIMING_KEYS,
+        )
+        return {key: _parsed(value) for key, value in rows}
+    (conf,) = conn.execute("SELECT conf FROM col").fetchone()
+    settings = _parsed(conf)
+    return settings if isinstance(settings, dict) else {}
+
+
+def _parsed(text: object) -> object:
+    """The JSON ``text`` as Python, or None where it is none (Anki takes such a setting as
+    unset)."""
+    try:
+        return json.loads(text)
+    except (TypeError, ValueError, RecursionError):
+        return None
+
+
+def _whole(value: object, low: int, high: int) -> int | None:
+    """``value`` if it is a whole number from ``low`` to ``high``: what Anki's library reads as
+    a setting of that type (any other value is unset to it)."""
+    if isinstance(value, int) and not isinstance(value, bool) and low <= value <= high:
+        return value
+    return None
+
+
+def anki_today(crt: int, settings: dict[str, object], now: int) -> int:
+    """The day number of the collection created at ``crt`` at ``now`` (seconds), counted as
+    Anki counts it (rslib/src/scheduler/timing.rs, ``sched_timing_today``), so that a card's due
+    day means the date Anki shows, whichever zone the collection was made in.
+
+    A collection with ``creationOffset`` (minutes west of UTC where it was made, which Anki sets
+    on every collection it makes now) counts calendar dates, from the date of ``crt`` in its
+    creation zone to today's date here, less one before the ``rollover`` hour (default 4).
+    Without it, whole days since ``crt`` moved to the rollover hour here; a collection of the
+    old scheduler (``schedVer`` 1 or unset), whole days since ``crt``. A setting Anki's library
+    cannot read as its type counts as unset, as it does there."""
+    if _whole(settings.get("schedVer"), 2, 2) is None:
+        return max(0, (now - crt) // 86_400)
+    hour = _whole(settings.get("rollover"), 0, 255)
+    rollover = 4 if hour is None else min(hour, 23)
+    here = dt.datetime.fromtimestamp(now, dt.UTC).astimezone()
+    minutes_west = _whole(settings.get("creationOffset"), -1439, 1439)
+    if minutes_west is None:
+        created = dt.datetime.fromtimestamp(crt, here.tzinfo)
+        start = created.replace(hour=rollover, minute=0, second=0, microsecond=0)
+        return max(0, (now - int(start.timestamp())) // 86_400)
+    created = dt.datetime.fromtimestamp(crt, dt.timezone(dt.timedelta(minutes=-minutes_west)))
+    passed = here >= here.replace(hour=rollover, minute=0, second=0, microsecond=0)
+    return max(0, (here.date() - created.date()).days - (0 if passed else 1))
+
+
 def _memory(data: object) -> tuple[float, float] | None:
     """FSRS stability and difficulty from a card's ``data`` column, or None."""
     try:
@@ -254,7 +314,7 @@ def _site_card(row: dict, history: list, today: dt.date, today_index: int) -> di
         "stability": memory[0],
         "difficulty": min(10.0, max(1.0, memory[1])),
         "elapsed_days": (review_day(last) - review_day(previous)).days,
-        "scheduled_days": max(0, row["ivl"]) if row["type"] == 2 else 0,
+        "scheduled_days": site_scheduled_days(row),
         "learning_steps": site_steps(row),
         "reps": max(row["reps"], len(history)),
         "lapses": row["lapses"],
@@ -279,7 +339,7 @@ def from_anki(path: Path, guids: set[str], now_ms: int) -> tuple[dict[str, dict]
         (crt,) = conn.execute("SELECT crt FROM col").fetchone()
         today = review_day(now_ms)
         try:
-            today_index = (today - review_day(crt * 1000)).days
+            today_index = anki_today(crt, _timing_settings(conn), now_ms // 1000)
         except (OverflowError, ValueError, OSError) as exc:
             raise _refuse(path, f"its collection's creation time {crt} is not a date") from exc
         log = _history(conn, path, sorted(guids))

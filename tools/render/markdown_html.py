@@ -53,9 +53,13 @@ _FORMATTER = HtmlFormatter(noclasses=True, nowrap=True, style=get_style_by_name(
 
 # A Latin-script run inside Urdu text: it starts with a Latin letter, may hold ASCII punctuation,
 # digits and spaces (so "torch.utils.checkpoint" or "sqrt(N) layers" stay whole) and ends on a
-# letter, digit or closing bracket (so a trailing comma or space stays in the Urdu sentence).
+# letter, digit or closing bracket (so a trailing comma or space stays in the Urdu sentence), a
+# closing bracket only where the run holds its opening one (see _balanced).
 _LATIN = "A-Za-z\u00c0-\u024f"
-_LATIN_RUN = re.compile(rf"[{_LATIN}](?:[{_LATIN}0-9\x20-\x7e]*[{_LATIN}0-9)\]])?")
+_RUN_END = rf"[{_LATIN}0-9)\]]"
+_LATIN_RUN = re.compile(rf"[{_LATIN}](?:[{_LATIN}0-9\x20-\x7e]*{_RUN_END})?")
+_UP_TO_RUN_END = re.compile(rf".*{_RUN_END}", re.DOTALL)
+_OPENING = {")": "(", "]": "["}
 
 _RTL_BLOCK = '<div dir="rtl" lang="ur">{}</div>'
 _RTL_INLINE = '<span dir="rtl" lang="ur">{}</span>'
@@ -132,11 +136,22 @@ def _text_html(content: str, *, rtl: bool) -> str:
     out: list[str] = []
     last = 0
     for match in _LATIN_RUN.finditer(content):
+        run = _balanced(match.group())
         out.append(html.escape(content[last : match.start()], quote=False))
-        out.append(_LTR_ISOLATE.format(html.escape(match.group(), quote=False)))
-        last = match.end()
+        out.append(_LTR_ISOLATE.format(html.escape(run, quote=False)))
+        last = match.start() + len(run)
     out.append(html.escape(content[last:], quote=False))
     return "".join(out)
+
+
+def _balanced(run: str) -> str:
+    """``run`` without the closing brackets at its end that close an opening bracket outside it:
+    in "(health)" the brackets are the Urdu sentence's, and an isolate that took only the closing
+    one would show it twice in Chromium. What it cuts holds no Latin letter (it is brackets and
+    what came before them after the last letter or digit), so no run is lost."""
+    while run[-1] in _OPENING and run.count(run[-1]) > run.count(_OPENING[run[-1]]):
+        run = _UP_TO_RUN_END.match(run[:-1]).group()
+    return run
 
 
 def _render_code_inline(

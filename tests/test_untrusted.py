@@ -350,8 +350,35 @@ def test_every_include_is_checked_with_lesson_and_line_in_one_run(snippets):
     assert [e.split(": ", 1)[0] for e in errors] == [
         f"docs/lessons/01-a.md:{n}" for n in (7, 8, 9, 10, 11, 15)
     ]
-    assert sum("only files in snippets/ may be included" in e for e in errors) == 4
+    assert sum("only files in snippets/ may be included" in e for e in errors) == 3
+    assert "'..' is not allowed in an include's path" in errors[1]
     assert "has no section 'missing'" in errors[3] and "no file snippets/nope.py" in errors[4]
+
+
+def test_an_include_through_a_link_and_dotdot_is_judged_as_pymdownx_reads_it(
+    snippets, tmp_path_factory
+):
+    """``snippets/link/../../.env.local`` resolves, links first, to ``snippets/sub/.env.local``;
+    pymdownx drops the ``..`` lexically and opens ``.env.local`` at the root. A path outside the
+    root that links into ``snippets/`` is refused by pymdownx, so by the check too."""
+    (snippets / "snippets" / "sub" / "a" / "b").mkdir(parents=True)
+    (snippets / "snippets" / "link").symlink_to("sub/a/b")
+    outside = tmp_path_factory.mktemp("elsewhere") / "link"
+    outside.symlink_to(snippets / "snippets")
+    dotdot = "snippets/link/../../.env.local"
+    write(
+        snippets,
+        {
+            "snippets/sub/.env.local": "decoy\n",
+            ".env.local": "SECRET=x\n",
+            "docs/a.md": f'# A\n\n```text\n--8<-- "{dotdot}"\n--8<-- "{outside}/ok.py"\n```\n',
+        },
+    )
+    assert course_errors(snippets) == [
+        f"docs/a.md:4: include '{dotdot}': '..' is not allowed in an include's path (name the "
+        "file from the repository root, e.g. snippets/NAME.py)",
+        f"docs/a.md:5: include '{outside}/ok.py': only files in snippets/ may be included",
+    ]
 
 
 def test_nested_includes_in_snippets_are_checked(snippets):

@@ -33,7 +33,7 @@ from pygments.styles import get_style_by_name
 from pygments.util import ClassNotFound
 
 from ..course import links
-from ..course.model import script_lang, unsafe_tex
+from ..course.model import MATH_OPTIONS, script_lang, unsafe_tex
 from .mathml import tex_source, tex_to_mathml
 
 Target = Literal["site", "anki"]
@@ -110,7 +110,7 @@ def _plain(text: str, *, inline: bool) -> bool:
 def _renderer() -> MarkdownIt:
     """One configured parser: building it costs more than rendering a card."""
     md = MarkdownIt("commonmark", {"html": False})
-    md.use(dollarmath_plugin, double_inline=True)
+    md.use(dollarmath_plugin, double_inline=True, **MATH_OPTIONS)
     md.validateLink = _allowed_link  # type: ignore[method-assign]
     md.add_render_rule("text", _render_text)
     md.add_render_rule("code_inline", _render_code_inline)

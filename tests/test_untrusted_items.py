@@ -47,6 +47,23 @@ def test_an_item_id_equal_to_another_items_anchor_is_an_error():
     assert found == [f"{PATH}:5: this quiz's id 'quiz-x' is also the id of the card at line 3"]
 
 
+@pytest.mark.parametrize(
+    "text, line, fence",
+    [
+        ("``` text\ncode\n``` end\n\nLost? ::: in code\n", 3, "```"),
+        ("~~~~\ncode\n~~~\n\nLost? ::: in code\n", 3, "~~~~"),
+        ("- item\n\n  ```\n  code\n\nFound? ::: after the list\n", 5, "```"),
+    ],
+)
+def test_a_fence_never_closed_is_an_error_at_its_opening_line(text, line, fence):
+    """CommonMark shows the rest of the page (or of the list) as code, Python-Markdown as text."""
+    assert messages(f"# T\n\n{text}") == [
+        f"{PATH}:{line}: this {fence} code fence is never closed: everything after it, to the end "
+        "of the page or block, is code to the checker and text on the site; end it with a line "
+        f"holding only {fence} (no text after it)"
+    ]
+
+
 @pytest.mark.parametrize("quiz_id", ["has space", "a#b", "naïve?", "1st", "x/y"])
 def test_quiz_ids_follow_the_explicit_id_rule(quiz_id):
     text = f'# T\n\n::: quiz id="{quiz_id}"\n1. Q?\n   - [x] a\n   - [ ] b\n\n   E.\n:::\n'

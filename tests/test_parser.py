@@ -103,11 +103,9 @@ def test_card_key_and_anchor_follow_the_explicit_id_or_the_normalized_question()
         "Text with `a ::: b` inside\n",
         "```\na ::: b\n```\n",
         "~~~python\nx = 'a ::: b'\n~~~\n",
-        "    a ::: b  (indented code)\n",
         "$a ::: b$ is math\n",
         "Math $x ::: y$ inside\n",
         "$$\na ::: b\n$$\n",
-        "## A heading ::: is not a card\n",
     ],
 )
 def test_separator_in_code_or_math_is_never_a_card(text):

@@ -47,6 +47,66 @@ def test_an_item_id_equal_to_another_items_anchor_is_an_error():
     assert found == [f"{PATH}:5: this quiz's id 'quiz-x' is also the id of the card at line 3"]
 
 
+_SETEXT = (
+    "a '---' or '===' line right under card lines makes them a heading to the checker (a "
+    "paragraph and a rule, or a heading, on the site), never cards; put a blank line before it"
+)
+_ATX = (
+    "a heading is never a card, so this one would be missing from the deck; write cards as a "
+    "paragraph of their own (no '#'), or put the ':::' in inline code"
+)
+_INDENTED = (
+    f"{PATH}:{{}}: ':::' in {{}} (indented, so code to the checker): no card or quiz there is a "
+    "course item, so it would be missing from the deck; put it at the top level, unindented, or "
+    "show card syntax in a fenced code block (```)"
+)
+
+
+@pytest.mark.parametrize(
+    "text, line, problem",
+    [
+        ("Q1? ::: A1\nQ2? ::: A2\n---\n", 3, _SETEXT),
+        ("Intro text.\nQ? ::: A\n===\n", 4, _SETEXT),
+        ("## Q? ::: A\n", 3, _ATX),
+    ],
+)
+def test_a_heading_holding_a_separator_is_an_error_at_the_card_line(text, line, problem):
+    """markdown-it reads card lines over '---' as a heading, Python-Markdown as a paragraph and a
+    rule: the cards were in neither the deck nor the check."""
+    assert messages(f"# T\n\n{text}") == [f"{PATH}:{line}: ':::' in a heading: {problem}"]
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("Term\n:   A definition.\n\n    Q? ::: A\n", _INDENTED.format(6, "a definition")),
+        ('=== "Tab"\n\n    Q? ::: A\n', _INDENTED.format(5, "a content tab")),
+        ("[^1]: A note.\n\n    Q? ::: A\n", _INDENTED.format(5, "a footnote")),
+        ("!!! note\n\n    Text.\n\n    Q? ::: A\n", _INDENTED.format(7, "an admonition's body")),
+        (
+            "??? tip\n\n    !!! note\n\n        Deeper? ::: A\n",
+            _INDENTED.format(7, "an admonition's body"),
+        ),
+        ("Text.\n\n    Q? ::: A\n", _INDENTED.format(5, "indented text")),
+    ],
+)
+def test_card_lines_in_indented_text_are_an_error_whatever_opened_it(text, expected):
+    """Indented text is code to CommonMark and a body to the site: its cards are in no deck."""
+    assert messages(f"# T\n\n{text}") == [expected]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '??? example "Card syntax"\n    ```text\n    Q? ::: A\n    ```\n',
+        "!!! note\n\n    Write `Q ::: A` and $a ::: b$.\n",
+        "    ```\n    Q? ::: A\n    ```\n",
+    ],
+)
+def test_card_syntax_shown_as_code_in_indented_text_passes(text):
+    assert messages(f"# T\n\n{text}") == []
+
+
 @pytest.mark.parametrize(
     "text, line, fence",
     [

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 from conftest import copy_course
 from test_build import append, lesson, run_check, run_cli
-from test_parser import PATH, messages
+from test_parser import PATH, messages, parse
 
 _QUIZ = "::: quiz id=inner\n1. Q?\n   - [x] a\n   - [ ] b\n\n   E.\n:::\n"
 
@@ -122,6 +122,19 @@ def test_a_fence_never_closed_is_an_error_at_its_opening_line(text, line, fence)
         "of the page or block, is code to the checker and text on the site; end it with a line "
         f"holding only {fence} (no text after it)"
     ]
+
+
+def test_cards_the_two_markdown_readers_disagree_on_are_all_reported_in_one_run():
+    """The report's page: five cards missing from the deck, and ``check`` said ok."""
+    text = (
+        "# T\n\nSetext-lost one? ::: Answer one.\nSetext-lost two? ::: Answer two.\n---\n\n"
+        "Term\n:   A definition is given here.\n\n    Deflist-lost? ::: Answer three.\n\n"
+        "$$\nx\n\nMath-lost? ::: Answer four.\n$$\n\n"
+        "``` text\ncode\n``` end\n\nFence-lost? ::: Answer five.\n"
+    )
+    page, errors = parse(text)
+    assert [e.location.line for e in errors] == [3, 10, 16, 18]
+    assert [c.front for c in page.cards] == ["Math-lost?"]
 
 
 @pytest.mark.parametrize("quiz_id", ["has space", "a#b", "naïve?", "1st", "x/y"])

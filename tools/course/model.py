@@ -388,6 +388,9 @@ class SiteSyntax:
     urdu_heading_id: Callable[[str], str]  # an Urdu heading's text -> its slug ("" if none)
     includes: Callable[[list[str]], list[tuple[int, str]]]  # lines -> (line, include target)
     has_section: Callable[[list[str], str], bool]  # whether lines mark a named section
+    # a page's text -> the lines at its top read as page metadata, and their YAML (None when
+    # they are MultiMarkdown-style "Key: value" lines); (0, None) when it has none
+    metadata: Callable[[str], tuple[int, str | None]]
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,7 @@ _QUIZ = "::: quiz id=inner\n1. Q?\n   - [x] a\n   - [ ] b\n\n   E.\n:::\n"
         ("- item\n\n  " + _QUIZ.replace("\n", "\n  "), 5),
         ("> ::: benchmark checkpointing table\n> :::\n", 3),
         ("- item\n\n  <div>\n  In HTML? ::: lost\n", 6),
+        (_QUIZ.replace("   E.\n", "   E.\n\n   <div>\n   In HTML? ::: lost\n"), 11),
         ("- a list\n- Listed? ::: card\n", 4),
         ("> Quoted? ::: card\n", 3),
     ],
@@ -56,9 +57,9 @@ _ATX = (
     "paragraph of their own (no '#'), or put the ':::' in inline code"
 )
 _INDENTED = (
-    f"{PATH}:{{}}: ':::' in {{}} (indented, so code to the checker): no card or quiz there is a "
-    "course item, so it would be missing from the deck; put it at the top level, unindented, or "
-    "show card syntax in a fenced code block (```)"
+    f"{PATH}:{{}}: ':::' in indented text ({{}}): CommonMark reads it as code, so no card or quiz "
+    "there is a course item and it would be missing from the deck; put it at the top level, "
+    "unindented, or show card syntax in a fenced code block (```)"
 )
 
 
@@ -87,7 +88,11 @@ def test_a_heading_holding_a_separator_is_an_error_at_the_card_line(text, line, 
             "??? tip\n\n    !!! note\n\n        Deeper? ::: A\n",
             _INDENTED.format(7, "an admonition's body"),
         ),
-        ("Text.\n\n    Q? ::: A\n", _INDENTED.format(5, "indented text")),
+        ("Text.\n\n    Q? ::: A\n", _INDENTED.format(5, "an indented code block")),
+        (
+            _QUIZ.replace("   E.\n", "   E.\n\n       Q? ::: A\n"),
+            _INDENTED.format(10, "an indented code block"),
+        ),
     ],
 )
 def test_card_lines_in_indented_text_are_an_error_whatever_opened_it(text, expected):

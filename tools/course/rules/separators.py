@@ -54,8 +54,10 @@ def stray_separators(state: PageState) -> None:
             quiz_depth += 1 if token.nesting == 1 else -1
         elif token.type == "container_benchmark_open" and token.level > 0 and token.map:
             src.error(token.map[0], _NESTED_CONTAINER)
-        elif quiz_depth or token.map is None:
+        elif token.map is None:
             continue
+        elif token.type == "inline" and quiz_depth:
+            continue  # the quiz's own rule reads its text
         elif token.type == "inline" and state.tokens[index - 1].type == "heading_open":
             _in_heading(src, token.map[0], state.tokens[index - 1].markup, token)
         elif token.type == "inline" and token.level > 1:
@@ -95,13 +97,13 @@ def _in_indented_text(src: Source, line0: int, content: str) -> None:
     above = [line for line in src.lines[:line0] if line.strip()]
     where = next(
         (name for pattern, name in _OPENERS if above and pattern.match(above[-1])),
-        "indented text",
+        "an indented code block",
     )
     src.error(
         line0 + lost[0],
-        f"':::' in {where} (indented, so code to the checker): no card or quiz there is a "
-        "course item, so it would be missing from the deck; put it at the top level, unindented, "
-        "or show card syntax in a fenced code block (```)",
+        f"':::' in indented text ({where}): CommonMark reads it as code, so no card or quiz "
+        "there is a course item and it would be missing from the deck; put it at the top level, "
+        "unindented, or show card syntax in a fenced code block (```)",
     )
 
 

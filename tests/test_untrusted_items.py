@@ -89,6 +89,7 @@ def test_a_heading_holding_a_separator_is_an_error_at_the_card_line(text, line, 
             _INDENTED.format(7, "an admonition's body"),
         ),
         ("Text.\n\n    Q? ::: A\n", _INDENTED.format(5, "an indented code block")),
+        ("!!! note\n\n    <div>\n    Q? ::: A\n", _INDENTED.format(6, "an admonition's body")),
         (
             _QUIZ.replace("   E.\n", "   E.\n\n       Q? ::: A\n"),
             _INDENTED.format(10, "an indented code block"),

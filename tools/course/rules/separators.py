@@ -14,7 +14,7 @@ _NESTED_CONTAINER = (
     "a ':::' block inside a list, quote or admonition is not a course item: put it at the top "
     "level, unindented"
 )
-# What an indented block's last less-indented line above says opened it, for the message.
+# What the last line above an indented block says opened it, for the message.
 _OPENERS = (
     (re.compile(r"^\s*(?:!!!|\?\?\?\+?)\s*[A-Za-z]"), "an admonition's body"),
     (re.compile(r"^\s*:[ \t]"), "a definition"),
@@ -120,6 +120,5 @@ def _item_lines(text: str) -> list[int]:
         elif token.type == "code_block" and SEPARATOR in token.content:
             found += [token.map[0] + offset for offset in _item_lines(token.content)]
         elif token.type == "html_block":
-            lines = token.content.split("\n")
-            found += [token.map[0] + k for k, line in enumerate(lines) if SEPARATOR in line]
+            found += html.separator_lines(token)
     return sorted(found)

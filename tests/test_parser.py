@@ -103,16 +103,24 @@ def test_card_key_and_anchor_follow_the_explicit_id_or_the_normalized_question()
         "Text with `a ::: b` inside\n",
         "```\na ::: b\n```\n",
         "~~~python\nx = 'a ::: b'\n~~~\n",
-        "    a ::: b  (indented code)\n",
         "$a ::: b$ is math\n",
         "Math $x ::: y$ inside\n",
         "$$\na ::: b\n$$\n",
-        "## A heading ::: is not a card\n",
     ],
 )
 def test_separator_in_code_or_math_is_never_a_card(text):
     page, errors = parse_page(PATH, "lessons/01-x.md", text, syntax=MKDOCS)
     assert page.cards == [] and errors == []
+
+
+def test_math_ends_at_a_blank_line_so_card_lines_after_it_are_read_as_on_the_site():
+    """pymdownx.arithmatex holds no blank line: the site shows lines after one as prose, so
+    card lines there are cards, or an error, never math."""
+    assert cards("$$\nx\n\nQ? ::: A.\n\n$$\n") == [("Q?", "A.", None, 4)]
+    assert messages("$$\nx\n\nQ? ::: A.\n$$\n") == [
+        f"{PATH}:5: a paragraph of flashcards holds a line without ':::' "
+        "(put a blank line between cards and other text)"
+    ]
 
 
 def test_separator_inside_inline_code_on_a_side_stays_text():

@@ -149,6 +149,14 @@ def test_malformed_tex_stays_visible_on_the_site():
     assert '<code class="math-source" dir="ltr">a^{</code>' in out and "<math" not in out
 
 
+@pytest.mark.parametrize("target", TARGETS)
+def test_math_ends_at_a_blank_line_as_on_the_site(target):
+    """pymdownx.arithmatex, the pages' math, holds no blank line: a quiz explanation shows such
+    lines as prose too, as the parser reads them."""
+    out = render_markdown("$$\nx\n\ny\n$$", target=target)
+    assert out == "<p>$$\nx</p>\n<p>y\n$$</p>"
+
+
 def test_dollars_in_code_are_not_math():
     out = render_markdown("`$HOME` costs $5", target="anki", inline=True)
     assert "<code>$HOME</code>" in out and "\\(" not in out

@@ -350,8 +350,35 @@ def test_every_include_is_checked_with_lesson_and_line_in_one_run(snippets):
     assert [e.split(": ", 1)[0] for e in errors] == [
         f"docs/lessons/01-a.md:{n}" for n in (7, 8, 9, 10, 11, 15)
     ]
-    assert sum("only files in snippets/ may be included" in e for e in errors) == 4
+    assert sum("only files in snippets/ may be included" in e for e in errors) == 3
+    assert "'..' is not allowed in an include's path" in errors[1]
     assert "has no section 'missing'" in errors[3] and "no file snippets/nope.py" in errors[4]
+
+
+def test_an_include_through_a_link_and_dotdot_is_judged_as_pymdownx_reads_it(
+    snippets, tmp_path_factory
+):
+    """``snippets/link/../../.env.local`` resolves, links first, to ``snippets/sub/.env.local``;
+    pymdownx drops the ``..`` lexically and opens ``.env.local`` at the root. A path outside the
+    root that links into ``snippets/`` is refused by pymdownx, so by the check too."""
+    (snippets / "snippets" / "sub" / "a" / "b").mkdir(parents=True)
+    (snippets / "snippets" / "link").symlink_to("sub/a/b")
+    outside = tmp_path_factory.mktemp("elsewhere") / "link"
+    outside.symlink_to(snippets / "snippets")
+    dotdot = "snippets/link/../../.env.local"
+    write(
+        snippets,
+        {
+            "snippets/sub/.env.local": "decoy\n",
+            ".env.local": "SECRET=x\n",
+            "docs/a.md": f'# A\n\n```text\n--8<-- "{dotdot}"\n--8<-- "{outside}/ok.py"\n```\n',
+        },
+    )
+    assert course_errors(snippets) == [
+        f"docs/a.md:4: include '{dotdot}': '..' is not allowed in an include's path (name the "
+        "file from the repository root, e.g. snippets/NAME.py)",
+        f"docs/a.md:5: include '{outside}/ok.py': only files in snippets/ may be included",
+    ]
 
 
 def test_nested_includes_in_snippets_are_checked(snippets):
@@ -365,6 +392,83 @@ def test_include_patterns_are_pymdownx_own():
         (0, "a.py:x"),
         (2, "c.py"),
     ]
+
+
+# --- page metadata (front matter) -------------------------------------------------------------
+
+_ALLOWED_META = (
+    "a page may set title and description (plain text), hide (a list of navigation, toc, footer, "
+    "feedback, tags, path) and search (exclude: true or false)"
+)
+
+
+def test_script_in_a_front_matter_title_is_an_error_at_its_line():
+    """MkDocs and Material print a page's title and description into it without escaping."""
+    text = (
+        '---\ntitle: "Glossary\\x3cnoscript\\x3e\\x3cp title=\\x22\\x3c/noscript\\x3e'
+        '\\x3cimg src=x onerror=alert(document.domain)\\x3e\\x22\\x3e"\n---\n\n# Glossary\n'
+    )
+    assert messages(text) == [
+        f"{PATH}:2: front matter key 'title' must be plain text, without \" < >; {_ALLOWED_META}"
+    ]
+    assert parse(text)[0].title == "Glossary"
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+def test_allowed_front_matter_is_not_markdown_and_keeps_the_lines_after_it(newline):
+    text = (
+        "---\ntitle: The glossary\ndescription: Words of the course, explained.\n"
+        "hide: [navigation, toc]\nsearch: {exclude: true}\n...\n\n# Glossary\n\nQ? ::: A\n"
+    ).replace("\n", newline)
+    page, errors = parse(text)
+    assert errors == [] and page.title == "The glossary"
+    assert [(c.front, c.location.line) for c in page.cards] == [("Q?", 10)]
+    assert [h.text for h in page.headings] == ["Glossary"]
+
+
+@pytest.mark.parametrize(
+    "front, line, problem",
+    [
+        ("template: main.html\n", 2, "front matter key 'template' is not allowed"),
+        ("title: T\ndescription: 1\n", 3, "front matter key 'description' must be plain text"),
+        (
+            "hide: [toc, everything]\n",
+            2,
+            "front matter key 'hide' must be a list of navigation, "
+            "toc, footer, feedback, tags, path",
+        ),
+        (
+            "search: {boost: 2}\n",
+            2,
+            "front matter key 'search' must be 'exclude: true' or 'exclude: false'",
+        ),
+    ],
+)
+def test_front_matter_is_allow_listed_key_by_key(front, line, problem):
+    assert messages(f"---\n{front}---\n# T\n") == [f"{PATH}:{line}: {problem}; {_ALLOWED_META}"]
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        (
+            "---\ntitle: ok\nhide: [toc\n---\n# T\n",
+            f"{PATH}:4: front matter is not YAML: expected ',' or ']', but got '<stream end>'",
+        ),
+        (
+            "---\n- a list\n---\n# T\n",
+            f"{PATH}:1: front matter must be keys and values; " + _ALLOWED_META,
+        ),
+        (
+            "Title: <b>x</b>\nQ: lost ::: card\n\n# T\n",
+            f"{PATH}:1: MkDocs reads 'Key: value' lines at the top of a page as its metadata, and "
+            "shows none of them: start the page with a heading, or put a title or description in "
+            "YAML front matter between two '---' lines",
+        ),
+    ],
+)
+def test_metadata_that_is_not_an_allowed_mapping_is_an_error_at_its_line(text, expected):
+    assert messages(text) == [expected]
 
 
 # --- encoding and invisible characters --------------------------------------------------------

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 from conftest import copy_course
 from test_build import append, lesson, run_check, run_cli
-from test_parser import PATH, messages
+from test_parser import PATH, messages, parse
 
 _QUIZ = "::: quiz id=inner\n1. Q?\n   - [x] a\n   - [ ] b\n\n   E.\n:::\n"
 
@@ -25,6 +25,7 @@ _QUIZ = "::: quiz id=inner\n1. Q?\n   - [x] a\n   - [ ] b\n\n   E.\n:::\n"
         ("- item\n\n  " + _QUIZ.replace("\n", "\n  "), 5),
         ("> ::: benchmark checkpointing table\n> :::\n", 3),
         ("- item\n\n  <div>\n  In HTML? ::: lost\n", 6),
+        (_QUIZ.replace("   E.\n", "   E.\n\n   <div>\n   In HTML? ::: lost\n"), 11),
         ("- a list\n- Listed? ::: card\n", 4),
         ("> Quoted? ::: card\n", 3),
     ],
@@ -45,6 +46,101 @@ def test_an_item_id_equal_to_another_items_anchor_is_an_error():
     )
     found = messages(text)
     assert found == [f"{PATH}:5: this quiz's id 'quiz-x' is also the id of the card at line 3"]
+
+
+_SETEXT = (
+    "a '---' or '===' line right under card lines makes them a heading to the checker (a "
+    "paragraph and a rule, or a heading, on the site), never cards; put a blank line before it"
+)
+_ATX = (
+    "a heading is never a card, so this one would be missing from the deck; write cards as a "
+    "paragraph of their own (no '#'), or put the ':::' in inline code"
+)
+_INDENTED = (
+    f"{PATH}:{{}}: ':::' in indented text ({{}}): CommonMark reads it as code, so no card or quiz "
+    "there is a course item and it would be missing from the deck; put it at the top level, "
+    "unindented, or show card syntax in a fenced code block (```)"
+)
+
+
+@pytest.mark.parametrize(
+    "text, line, problem",
+    [
+        ("Q1? ::: A1\nQ2? ::: A2\n---\n", 3, _SETEXT),
+        ("Intro text.\nQ? ::: A\n===\n", 4, _SETEXT),
+        ("## Q? ::: A\n", 3, _ATX),
+    ],
+)
+def test_a_heading_holding_a_separator_is_an_error_at_the_card_line(text, line, problem):
+    """markdown-it reads card lines over '---' as a heading, Python-Markdown as a paragraph and a
+    rule: the cards were in neither the deck nor the check."""
+    assert messages(f"# T\n\n{text}") == [f"{PATH}:{line}: ':::' in a heading: {problem}"]
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("Term\n:   A definition.\n\n    Q? ::: A\n", _INDENTED.format(6, "a definition")),
+        ('=== "Tab"\n\n    Q? ::: A\n', _INDENTED.format(5, "a content tab")),
+        ("[^1]: A note.\n\n    Q? ::: A\n", _INDENTED.format(5, "a footnote")),
+        ("!!! note\n\n    Text.\n\n    Q? ::: A\n", _INDENTED.format(7, "an admonition's body")),
+        (
+            "??? tip\n\n    !!! note\n\n        Deeper? ::: A\n",
+            _INDENTED.format(7, "an admonition's body"),
+        ),
+        ("Text.\n\n    Q? ::: A\n", _INDENTED.format(5, "an indented code block")),
+        ("!!! note\n\n    <div>\n    Q? ::: A\n", _INDENTED.format(6, "an admonition's body")),
+        (
+            _QUIZ.replace("   E.\n", "   E.\n\n       Q? ::: A\n"),
+            _INDENTED.format(10, "an indented code block"),
+        ),
+    ],
+)
+def test_card_lines_in_indented_text_are_an_error_whatever_opened_it(text, expected):
+    """Indented text is code to CommonMark and a body to the site: its cards are in no deck."""
+    assert messages(f"# T\n\n{text}") == [expected]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '??? example "Card syntax"\n    ```text\n    Q? ::: A\n    ```\n',
+        "!!! note\n\n    Write `Q ::: A` and $a ::: b$.\n",
+        "    ```\n    Q? ::: A\n    ```\n",
+    ],
+)
+def test_card_syntax_shown_as_code_in_indented_text_passes(text):
+    assert messages(f"# T\n\n{text}") == []
+
+
+@pytest.mark.parametrize(
+    "text, line, fence",
+    [
+        ("``` text\ncode\n``` end\n\nLost? ::: in code\n", 3, "```"),
+        ("~~~~\ncode\n~~~\n\nLost? ::: in code\n", 3, "~~~~"),
+        ("- item\n\n  ```\n  code\n\nFound? ::: after the list\n", 5, "```"),
+    ],
+)
+def test_a_fence_never_closed_is_an_error_at_its_opening_line(text, line, fence):
+    """CommonMark shows the rest of the page (or of the list) as code, Python-Markdown as text."""
+    assert messages(f"# T\n\n{text}") == [
+        f"{PATH}:{line}: this {fence} code fence is never closed: everything after it, to the end "
+        "of the page or block, is code to the checker and text on the site; end it with a line "
+        f"holding only {fence} (no text after it)"
+    ]
+
+
+def test_cards_the_two_markdown_readers_disagree_on_are_all_reported_in_one_run():
+    """The report's page: five cards missing from the deck, and ``check`` said ok."""
+    text = (
+        "# T\n\nSetext-lost one? ::: Answer one.\nSetext-lost two? ::: Answer two.\n---\n\n"
+        "Term\n:   A definition is given here.\n\n    Deflist-lost? ::: Answer three.\n\n"
+        "$$\nx\n\nMath-lost? ::: Answer four.\n$$\n\n"
+        "``` text\ncode\n``` end\n\nFence-lost? ::: Answer five.\n"
+    )
+    page, errors = parse(text)
+    assert [e.location.line for e in errors] == [3, 10, 16, 18]
+    assert [c.front for c in page.cards] == ["Math-lost?"]
 
 
 @pytest.mark.parametrize("quiz_id", ["has space", "a#b", "naïve?", "1st", "x/y"])

@@ -16,6 +16,8 @@ import re
 from markdown_it import MarkdownIt
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 
+from .model import MATH_OPTIONS
+
 _ALLOWED_SCHEME = re.compile(r"^(?:https?|mailto):", re.IGNORECASE)
 _ANY_SCHEME = re.compile(r"^[a-z][a-z0-9+.-]*:", re.IGNORECASE)
 
@@ -24,7 +26,7 @@ def field_markdown() -> MarkdownIt:
     """A new parser of field text: each caller keeps its own, as the renderer adds its render
     rules to its one."""
     md = MarkdownIt("commonmark", {"html": False})
-    md.use(dollarmath_plugin, double_inline=True)
+    md.use(dollarmath_plugin, double_inline=True, **MATH_OPTIONS)
     md.validateLink = allowed_link  # type: ignore[method-assign]
     return md
 

@@ -5,12 +5,18 @@ publish any file of the checkout (``.git/config`` included). Its own check repor
 file per build, for one page, without the lesson's line. This module reads every include the way
 pymdownx.snippets does (its own line patterns, handed in as :class:`~tools.course.model.SiteSyntax`;
 nested includes in included files too) and reports,
-all in one run and with the lesson's file and line: a file outside the allowed folders (symbolic
-links are followed first), a missing file, and a missing section.
+all in one run and with the lesson's file and line: a path with a ``..`` part, a file outside the
+allowed folders, a missing file, and a missing section.
+
+pymdownx.snippets judges and opens the path as it reads, with ``..`` removed lexically
+(``os.path.abspath``), and the system then follows the symbolic links left in it; resolving the
+links first reads ``snippets/link/../x`` as another file. So a ``..`` is refused, and both the
+path pymdownx reads and the file it opens must be inside the allowed folders.
 """
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -35,15 +41,26 @@ def check(
     """Errors for the includes in file ``path`` (its ``lines``), following nested includes;
     ``syntax`` says which lines include a file (pymdownx.snippets' patterns on the site)."""
     errors: list[CourseError] = []
-    allowed = [(root / folder).resolve() for folder in INCLUDE_ROOTS]
+    base = Path(os.path.abspath(root))
+    allowed = [(base / folder, (root / folder).resolve()) for folder in INCLUDE_ROOTS]
     for line0, spec in syntax.includes(lines):
         at = Location(path, line0 + 1)
         file_part, section = _split(spec)
         if file_part.lower().startswith(("http://", "https://")):
             errors.append(CourseError(at, f"include {spec!r}: includes come from files, not URLs"))
             continue
-        file = (root / file_part).resolve()
-        if not any(file.is_relative_to(folder) for folder in allowed):
+        if ".." in re.split(r"[\\/]", file_part):
+            errors.append(
+                CourseError(
+                    at,
+                    f"include {spec!r}: '..' is not allowed in an include's path "
+                    "(name the file from the repository root, e.g. snippets/NAME.py)",
+                )
+            )
+            continue
+        read = Path(os.path.abspath(base / file_part))  # the path pymdownx judges and opens
+        file = (root / file_part).resolve()  # the file the system opens
+        if not any(read.is_relative_to(a) and file.is_relative_to(b) for a, b in allowed):
             folders = ", ".join(f"{folder}/" for folder in INCLUDE_ROOTS)
             errors.append(
                 CourseError(at, f"include {spec!r}: only files in {folders} may be included")

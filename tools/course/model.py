@@ -30,6 +30,12 @@ def script_lang(text: str) -> str:
     return "ur" if _ARABIC_SCRIPT.search(text) else "en"
 
 
+# markdown-it's ``$$`` math as the site's (pymdownx.arithmatex) reads it, for every course
+# tokenizer (the parser's, the renderer's): never across a blank line, where Python-Markdown
+# splits blocks first and shows the lines as prose. Read on to the next ``$$``, card lines the
+# site shows as text would be math to the parser, and missing from the deck.
+MATH_OPTIONS = {"allow_blank_lines": False}
+
 # TeX by allow-list: only commands that typeset math. MathJax (in Anki) acts on commands that
 # carry links, styles, classes, raw HTML, Unicode escapes, extensions or macros (\href, \bbox,
 # \style, \class, \cssId, \unicode, \require, \html..., \def, \csname), and fetches what
@@ -383,6 +389,9 @@ class SiteSyntax:
     urdu_heading_id: Callable[[str], str]  # an Urdu heading's text -> its slug ("" if none)
     includes: Callable[[list[str]], list[tuple[int, str]]]  # lines -> (line, include target)
     has_section: Callable[[list[str], str], bool]  # whether lines mark a named section
+    # a page's text -> the lines at its top read as page metadata, and their YAML (None when
+    # they are MultiMarkdown-style "Key: value" lines); (0, None) when it has none
+    metadata: Callable[[str], tuple[int, str | None]]
 
 
 @dataclass(frozen=True)

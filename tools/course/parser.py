@@ -25,7 +25,7 @@ from .model import (
     Page,
     SiteSyntax,
 )
-from .rules import headings, ids, table
+from .rules import front_matter, headings, ids, table
 from .rules.source import PageState, Source
 from .rules.tokens import tokenizer, top_level
 
@@ -165,8 +165,12 @@ def parse_page(
     """
     text = text.removeprefix("\ufeff")
     src = Source(path, split_lines(text), languages)
+    meta = front_matter.read(src, *syntax.metadata(text))
+    if meta.lines:  # blank, so that the lines after it keep their numbers
+        text = "\n" * meta.lines + "\n".join(src.lines[meta.lines :]) + "\n"
     tokens = tokenizer().parse(text)
-    page = Page(path=path, docs_path=docs_path, title=headings.title(tokens) or docs_path)
+    title = meta.title or headings.title(tokens) or docs_path  # MkDocs' order
+    page = Page(path=path, docs_path=docs_path, title=title)
     page.lines = tuple(src.lines)
     state = PageState(src, tokens, page, syntax)
     for index, token in top_level(tokens):

@@ -11,11 +11,13 @@ handed :data:`MKDOCS` instead by whoever runs it (the CLI, the hook, the tests).
   the site's toc keeps its default slugify for every other heading, whose anchors learners have.
 - Includes: pymdownx.snippets' own line patterns, so the check and the site read the same
   includes.
+- Page metadata: MkDocs' own front matter patterns; the theme prints some of it into the page.
 """
 
 from __future__ import annotations
 
 from markdown.extensions.toc import slugify, unique
+from mkdocs.utils import meta
 from pymdownx import slugs
 from pymdownx.snippets import SnippetPreprocessor
 
@@ -61,9 +63,23 @@ def has_section(lines: list[str], name: str) -> bool:
     return marks["start"] and marks["end"]
 
 
+def metadata(text: str) -> tuple[int, str | None]:
+    """How many lines at the top of ``text`` MkDocs reads as the page's metadata, not Markdown,
+    and their YAML: front matter from a first line ``---`` to a line ``---`` or ``...``, else
+    MultiMarkdown-style ``Key: value`` lines up to a blank line (no YAML: None). MkDocs reads
+    the file with newlines translated, as here."""
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if match := meta.YAML_RE.match(text):
+        return text[: match.end()].count("\n"), match.group(1)
+    body, data = meta.get_data(text)
+    taken = text[: len(text) - len(body)]
+    return (taken.count("\n") + (not taken.endswith("\n")) if data else 0), None
+
+
 MKDOCS = SiteSyntax(
     heading_id=heading_id,
     urdu_heading_id=urdu_heading_id,
     includes=includes,
     has_section=has_section,
+    metadata=metadata,
 )

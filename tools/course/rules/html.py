@@ -22,22 +22,21 @@ def lost_cards(src: Source, token: Token) -> None:
     A line starting with a tag starts such a block, so a card written that way, or a card line
     right after one, is an error instead of raw HTML on the page and a card missing from both.
     """
-    separator_lines(
-        src,
-        token,
-        "':::' in an HTML block: a line starting with a tag makes the lines up to the next blank "
-        "line raw HTML, so no card is found there (put a blank line before cards; put a tag in a "
-        "card inside inline code)",
-    )
+    lines = separator_lines(token)
+    if lines:
+        src.error(
+            lines[0],
+            "':::' in an HTML block: a line starting with a tag makes the lines up to the next "
+            "blank line raw HTML, so no card is found there (put a blank line before cards; put a "
+            "tag in a card inside inline code)",
+        )
 
 
-def separator_lines(src: Source, token: Token, message: str) -> None:
-    """``message`` at each line of ``token``'s content that holds a ':::' (a lost item)."""
+def separator_lines(token: Token) -> list[int]:
+    """The lines of an HTML block that hold a ':::' (lost items), from 0."""
     assert token.map is not None
-    for offset, line in enumerate(token.content.split("\n")):
-        if SEPARATOR in line:
-            src.error(token.map[0] + offset, message)
-            return
+    lines = token.content.split("\n")
+    return [token.map[0] + offset for offset, line in enumerate(lines) if SEPARATOR in line]
 
 
 def raw_html(state: PageState) -> None:

@@ -15,6 +15,8 @@ from markdown_it.token import Token
 from mdit_py_plugins.container import container_plugin
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 
+from ..model import MATH_OPTIONS
+
 SEPARATOR = ":::"
 CONTAINERS = ("quiz", "benchmark")
 
@@ -26,7 +28,7 @@ def tokenizer() -> MarkdownIt:
     Built once per process and shared: building one costs more than parsing a page, and
     parsing leaves it unchanged.
     """
-    md = MarkdownIt("commonmark").use(dollarmath_plugin)
+    md = MarkdownIt("commonmark").use(dollarmath_plugin, **MATH_OPTIONS)
     for name in CONTAINERS:
         container_plugin(md, name)
     md.inline.ruler.after("text", "card_separator", _separator_rule)

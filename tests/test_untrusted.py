@@ -358,8 +358,9 @@ def test_every_include_is_checked_with_lesson_and_line_in_one_run(snippets):
 def test_an_include_through_a_link_and_dotdot_is_judged_as_pymdownx_reads_it(
     snippets, tmp_path_factory
 ):
-    """``snippets/link/../../.env.local`` resolves, links first, to ``snippets/sub/.env.local``;
-    pymdownx drops the ``..`` lexically and opens ``.env.local`` at the root. A path outside the
+    """In the snippets folder, ``link/../../.env.local`` resolves, links first, to
+    ``sub/.env.local`` there; pymdownx drops the ``..`` lexically and opens ``.env.local`` at the
+    root. A path outside the
     root that links into ``snippets/`` is refused by pymdownx, so by the check too."""
     (snippets / "snippets" / "sub" / "a" / "b").mkdir(parents=True)
     (snippets / "snippets" / "link").symlink_to("sub/a/b")

@@ -10,8 +10,8 @@ allowed folders, a missing file, and a missing section.
 
 pymdownx.snippets judges and opens the path as it reads, with ``..`` removed lexically
 (``os.path.abspath``), and the system then follows the symbolic links left in it; resolving the
-links first reads ``snippets/link/../x`` as another file. So a ``..`` is refused, and both the
-path pymdownx reads and the file it opens must be inside the allowed folders.
+links first reads ``link/../x`` in the snippets folder as another file. So a ``..`` is refused,
+and both the path pymdownx reads and the file it opens must be inside the allowed folders.
 """
 
 from __future__ import annotations

@@ -39,7 +39,7 @@ import genanki
 
 from ..buildkit.buildinfo import ROOT, write_atomically
 from ..course import field_syntax, links, model, notes
-from ..course.config import DECK_TEMPLATES
+from ..course.config import DECK_TEMPLATES, NOTE_FIELDS
 from ..course.links import page_url
 from ..course.model import Card, Course, CourseConfig, Page, Question
 from ..course.notes import NoteItem, deck_id, note_items
@@ -47,14 +47,9 @@ from ..render import markdown_html, mathml
 from ..render.markdown_html import render_markdown
 from . import note_dates
 
-# Note types: their ids come from the course's settings and are FIXED. Anki knows a note type by
-# its id; a learner's notes stay tied to it across imports. Templates and CSS may change freely
-# under the same id (a newer build updates them), but changing a note type's FIELDS (names,
-# number or order) under the same id makes every existing note "conflicting" on import: when
-# fields change, give the course new ids and bump the version in the name.
-# tests/test_deck.py pins the field lists that belong to the ids.
-BASIC_FIELDS = ("Front", "Back", "Source", "Extra")
-CHOICE_FIELDS = ("Question", "Options", "Answer", "Explanation", "Source")
+# Note types: their ids come from the course's settings and are FIXED, and so are their fields
+# (NOTE_FIELDS, beside the settings, where the check of the templates reads them too): when the
+# fields change, the course needs new ids and this version in the names goes up.
 NOTE_TYPE_VERSION = "v1"
 
 # Deck ids come from keys that never change (not from titles, which may): see deck_id().
@@ -365,16 +360,22 @@ def templates(root: Path, config: CourseConfig) -> dict[str, str]:
 def note_models(config: CourseConfig, templates: dict[str, str]) -> dict[str, genanki.Model]:
     """The course's two note types, ``basic`` and ``choice``, made from ``templates``."""
 
-    def model(kind: str, title: str, fields: tuple[str, ...], template: str) -> genanki.Model:
+    def model(kind: str, title: str, template: str) -> genanki.Model:
         name = f"{config.deck_name}: {title} ({NOTE_TYPE_VERSION})"
         front, back = templates[f"{kind}.front.html"], templates[f"{kind}.back.html"]
         return _model(
-            config.note_type_ids[kind], name, fields, template, front, back, templates["cards.css"]
+            config.note_type_ids[kind],
+            name,
+            NOTE_FIELDS[kind],
+            template,
+            front,
+            back,
+            templates["cards.css"],
         )
 
     return {
-        "basic": model("basic", "basic", BASIC_FIELDS, "Card"),
-        "choice": model("choice", "multiple choice", CHOICE_FIELDS, "Multiple choice"),
+        "basic": model("basic", "basic", "Card"),
+        "choice": model("choice", "multiple choice", "Multiple choice"),
     }
 
 

@@ -46,7 +46,17 @@ from .model import LANGUAGES, CourseConfig, CourseError, Location
 CONFIG_FILE = "mkdocs.yml"
 PLUGIN = "course"  # the plugin's name in mkdocs.yml (its entry point in pyproject.toml)
 WHERE = f"plugins.{PLUGIN}"  # how messages name a setting: plugins.course.deck_file
-NOTE_TYPES = ("basic", "choice")
+# The note types' fields, which their templates may name. Anki knows a note type by its id (the
+# course's note_type_ids); a learner's notes stay tied to it across imports. Templates and CSS
+# may change freely under the same id (a newer build updates them), but changing a note type's
+# FIELDS (names, number or order) under the same id makes every existing note "conflicting" on
+# import: when fields change, give the course new ids and bump the version in the name
+# (tools/anki/deck.py). tests/test_deck.py pins the field lists that belong to the ids.
+NOTE_FIELDS = {
+    "basic": ("Front", "Back", "Source", "Extra"),
+    "choice": ("Question", "Options", "Answer", "Explanation", "Source"),
+}
+NOTE_TYPES = tuple(NOTE_FIELDS)
 # The files of the course's ``deck_templates`` folder: each note type's two card sides, and the
 # cards' stylesheet. The course's, not the engine's: another course styles its cards its own way.
 DECK_TEMPLATES = (

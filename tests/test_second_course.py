@@ -265,6 +265,21 @@ def test_a_settings_error_is_reported_alone(tmp_path: Path, old: str, new: str, 
     assert report == f"mkdocs.yml:{line}: {message}"
 
 
+def test_broken_yaml_names_the_line_where_what_it_breaks_opened(tmp_path: Path):
+    """PyYAML gives up lines after a '[' that is never closed; the message says where it opened
+    (it named only the line where the parser gave up), and no link is judged without settings."""
+    course = tmp_path / "course"
+    shutil.copytree(FIXTURE, course)
+    text = (course / "mkdocs.yml").read_text("utf-8")
+    (course / "mkdocs.yml").write_text(text.replace("languages: [en]", "languages: [en"), "utf-8")
+    opened = text[: text.index("languages: [en]")].count("\n") + 1
+    report = course_check.report(course_check.load_checked_course(course, syntax=MKDOCS))
+    assert report == (
+        f"mkdocs.yml:{opened + 1}: not valid YAML: expected ',' or ']', but got ':' (while "
+        f"parsing a flow sequence started by '[' at line {opened})"
+    )
+
+
 def test_a_missing_note_template_names_the_setting_and_the_file(tmp_path: Path):
     course = tmp_path / "course"
     shutil.copytree(FIXTURE, course)

@@ -226,7 +226,7 @@ def _read(root: Path) -> tuple[str, dict, dict, int]:
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         at = Location(CONFIG_FILE, mark.line + 1) if mark else where
-        raise CourseError(at, f"not valid YAML: {getattr(exc, 'problem', exc)}") from exc
+        raise CourseError(at, f"not valid YAML: {_yaml_problem(exc)}") from exc
     course = plugin_settings(config)
     if course is None:
         moved = isinstance(config.get("extra"), dict) and "course" in config["extra"]
@@ -236,6 +236,16 @@ def _read(root: Path) -> tuple[str, dict, dict, int]:
             + (": extra.course moved there" if moved else ""),
         )
     return text, config, course, _line_of(text, f"{PLUGIN}:", _line_of(text, "plugins:", 1))
+
+
+def _yaml_problem(exc: yaml.YAMLError) -> str:
+    """What PyYAML found, and where the construct it was reading starts: the problem's line is
+    where the parser gave up, often lines after the mistake (a '[' never closed)."""
+    problem = getattr(exc, "problem", None) or str(exc)
+    context, mark = getattr(exc, "context", None), getattr(exc, "context_mark", None)
+    if not (context and mark):
+        return problem
+    return f"{problem} ({context} started by {mark.buffer[mark.pointer]!r} at line {mark.line + 1})"
 
 
 def load(root: Path) -> CourseConfig:

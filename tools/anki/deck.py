@@ -47,9 +47,12 @@ from ..render import markdown_html, mathml
 from ..render.markdown_html import render_markdown
 from . import note_dates
 
-# Note types: their ids come from the course's settings and are FIXED, and so are their fields
-# (NOTE_FIELDS, beside the settings, where the check of the templates reads them too): when the
-# fields change, the course needs new ids and this version in the names goes up.
+# Note types: their ids come from the course's settings and are FIXED. Anki knows a note type by
+# its id; a learner's notes stay tied to it across imports. Templates and CSS may change freely
+# under the same id (a newer build updates them), but changing a note type's FIELDS (NOTE_FIELDS,
+# beside the settings: the check of the templates reads them too) under the same id makes every
+# existing note "conflicting" on import: when fields change, give the course new ids and bump the
+# version in the name. tests/test_deck.py pins the field lists that belong to the ids.
 NOTE_TYPE_VERSION = "v1"
 
 # Deck ids come from keys that never change (not from titles, which may): see deck_id().

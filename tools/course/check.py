@@ -16,7 +16,7 @@ from pathlib import Path
 from ..buildkit.digest import Digest
 from ..buildkit.workers import Background
 from . import config as course_config
-from . import cues, note_templates, parser
+from . import cues, navigation, note_templates, parser
 from .model import Course, CourseConfig, CourseError, Embed, Location, Page, SiteSyntax
 
 PARTS_PER_WORKER = 4  # the pages are sent to the workers in this many parts each
@@ -102,6 +102,7 @@ class Checking:
         parsed = (row for part in self._parts for row in part())
         course = parser.assemble(self.root, self.docs, self.sources, parsed)
         course.errors.extend(self._templates)
+        course.errors.extend(navigation.problems(self.root, self.docs, self.sources.files))
         _check_embeds(course, self.root, self._strict_results)
         course.errors.sort(key=lambda error: error.location)
         return course

@@ -46,12 +46,9 @@ from .model import LANGUAGES, CourseConfig, CourseError, Location
 CONFIG_FILE = "mkdocs.yml"
 PLUGIN = "course"  # the plugin's name in mkdocs.yml (its entry point in pyproject.toml)
 WHERE = f"plugins.{PLUGIN}"  # how messages name a setting: plugins.course.deck_file
-# The note types' fields, which their templates may name. Anki knows a note type by its id (the
-# course's note_type_ids); a learner's notes stay tied to it across imports. Templates and CSS
-# may change freely under the same id (a newer build updates them), but changing a note type's
-# FIELDS (names, number or order) under the same id makes every existing note "conflicting" on
-# import: when fields change, give the course new ids and bump the version in the name
-# (tools/anki/deck.py). tests/test_deck.py pins the field lists that belong to the ids.
+# The note types' fields, which their templates may name. Changing them (names, number or order)
+# under the same note_type_ids makes every learner's note "conflicting" on import: new fields
+# need new ids (tools/anki/deck.py says more; tests/test_deck.py pins the fields to the ids).
 NOTE_FIELDS = {
     "basic": ("Front", "Back", "Source", "Extra"),
     "choice": ("Question", "Options", "Answer", "Explanation", "Source"),
@@ -92,6 +89,11 @@ def parse_yaml(text: str) -> Any:
         return yaml.load(text, Loader=_FastLoader)
     except yaml.YAMLError:
         return yaml.load(text, Loader=_Loader)
+
+
+def yaml_nodes(text: str) -> yaml.Node | None:
+    """``mkdocs.yml``'s text as PyYAML's nodes, which know their lines (its values do not)."""
+    return yaml.compose(text, Loader=_FastLoader)
 
 
 def _site_path(suffix: str) -> Callable[[Any], str | None]:

@@ -363,22 +363,16 @@ def templates(root: Path, config: CourseConfig) -> dict[str, str]:
 def note_models(config: CourseConfig, templates: dict[str, str]) -> dict[str, genanki.Model]:
     """The course's two note types, ``basic`` and ``choice``, made from ``templates``."""
 
-    def model(kind: str, title: str, template: str) -> genanki.Model:
+    def model(kind: str, title: str, fields: tuple[str, ...], template: str) -> genanki.Model:
         name = f"{config.deck_name}: {title} ({NOTE_TYPE_VERSION})"
         front, back = templates[f"{kind}.front.html"], templates[f"{kind}.back.html"]
         return _model(
-            config.note_type_ids[kind],
-            name,
-            NOTE_FIELDS[kind],
-            template,
-            front,
-            back,
-            templates["cards.css"],
+            config.note_type_ids[kind], name, fields, template, front, back, templates["cards.css"]
         )
 
     return {
-        "basic": model("basic", "basic", "Card"),
-        "choice": model("choice", "multiple choice", "Multiple choice"),
+        "basic": model("basic", "basic", NOTE_FIELDS["basic"], "Card"),
+        "choice": model("choice", "multiple choice", NOTE_FIELDS["choice"], "Multiple choice"),
     }
 
 

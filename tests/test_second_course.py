@@ -28,6 +28,7 @@ from conftest import deck_query
 from mkdocs_course import bootstrap
 from mkdocs_course.anki import deck
 from mkdocs_course.buildkit.buildinfo import ROOT
+from mkdocs_course.course import check as course_check
 from mkdocs_course.course import config as course_config
 from mkdocs_course.course import notes as course_notes
 from mkdocs_course.course.parser import parse_course
@@ -241,6 +242,42 @@ def test_bad_settings_name_file_line_and_key(tmp_path: Path, setting: str, messa
     assert result.returncode == 1
     line = next(n for n, row in enumerate(lines, 1) if row.strip().startswith(key + ":"))
     assert f"mkdocs.yml:{line}: " in result.stderr and message in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "message"),
+    [
+        ("deck_name: Reading Other People's Code", "deck_name: 123",
+         "plugins.course.deck_name: missing, or not a str"),
+        ("languages: [en]", "colour: blue", "plugins.course.colour: unknown setting (the plugin "
+         f"has: {sorted(setting.name for setting in course_config.SETTINGS)})"),
+    ],
+)  # fmt: skip
+def test_a_settings_error_is_reported_alone(tmp_path: Path, old: str, new: str, message: str):
+    """docs/index.md links to the deck that the settings name: with the settings unread, which
+    files the build makes is not known, and that link was reported as one to a missing file."""
+    course = tmp_path / "course"
+    shutil.copytree(FIXTURE, course)
+    text = (course / "mkdocs.yml").read_text("utf-8")
+    (course / "mkdocs.yml").write_text(text.replace(old, new), "utf-8")
+    line = text[: text.index(old)].count("\n") + 1
+    report = course_check.report(course_check.load_checked_course(course, syntax=MKDOCS))
+    assert report == f"mkdocs.yml:{line}: {message}"
+
+
+def test_broken_yaml_names_the_line_where_what_it_breaks_opened(tmp_path: Path):
+    """PyYAML gives up lines after a '[' that is never closed; the message says where it opened
+    (it named only the line where the parser gave up), and no link is judged without settings."""
+    course = tmp_path / "course"
+    shutil.copytree(FIXTURE, course)
+    text = (course / "mkdocs.yml").read_text("utf-8")
+    (course / "mkdocs.yml").write_text(text.replace("languages: [en]", "languages: [en"), "utf-8")
+    opened = text[: text.index("languages: [en]")].count("\n") + 1
+    report = course_check.report(course_check.load_checked_course(course, syntax=MKDOCS))
+    assert report == (
+        f"mkdocs.yml:{opened + 1}: not valid YAML: expected ',' or ']', but got ':' (while "
+        f"parsing a flow sequence started by '[' at line {opened})"
+    )
 
 
 def test_a_missing_note_template_names_the_setting_and_the_file(tmp_path: Path):

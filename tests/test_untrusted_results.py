@@ -147,7 +147,7 @@ def test_a_file_larger_than_any_results_file_is_refused_unread(root, monkeypatch
     def refuse(*args, **kwargs):
         raise AssertionError("the oversized file was parsed")
 
-    monkeypatch.setattr(benchmarks.results.json, "loads", refuse)
+    monkeypatch.setattr(benchmarks.schema.json, "loads", refuse)
     message = problems(root)
     assert "checkpointing-cpu.json:1: a results file of " in message
     assert f"more than the {benchmarks.schema.MAX_BYTES:,}" in message
@@ -187,3 +187,54 @@ def test_value_lines_counts_each_newline_once(monkeypatch):
     for path in [("rows", 399, "strategy"), ("provenance", "date"), ("rows", 0, "peak_bytes")]:
         shown = text.splitlines()[lines[path] - 1]
         assert f'"{path[-1]}"' in shown, (path, shown)
+
+
+FILE = "docs/benchmarks/checkpointing-cpu.json"
+
+
+def test_a_byte_that_is_not_utf8_is_an_error_at_its_line(root):
+    text = COMMITTED.read_text()
+    line = line_of(text, '"strategy"')
+    data = text.encode().replace(b'"strategy"', b'"str\xffategy"', 1)
+    (root / FILE).write_bytes(data)
+    assert problems(root) == f"{FILE}:{line}: not UTF-8 (byte 0xff); save it as UTF-8"
+
+
+@pytest.mark.parametrize("sign", ["", "-"])
+def test_an_integer_longer_than_python_reads_is_an_error_at_its_line(root, sign):
+    """5,000 digits: past the 4,300 Python converts, which was a ValueError from the reader."""
+    number = sign + "1" * 5000
+    text = COMMITTED.read_text().replace('"saved_bytes": ', f'"saved_bytes": {number}, "x_": ', 1)
+    text = re.sub(r', "x_": [^,\n]*', "", text, count=1)
+    write(root, text)
+    line = line_of(text, number)
+    assert problems(root) == f"{FILE}:{line}: a 5,000-digit number is out of range"
+
+
+@pytest.mark.parametrize("depth", [33, 900, 100_000])
+def test_values_nested_too_deep_are_an_error_at_the_line_they_go_too_deep(root, depth):
+    """Nested arrays of 100,000 levels (200 KB) were a RecursionError from the reader; 900
+    levels pass the reader and were one from the walk that finds each value's line."""
+    nested = "[" * depth + "]" * depth
+    text = COMMITTED.read_text().replace('"saved_bytes": ', f'"saved_bytes": {nested}, "x_": ', 1)
+    text = re.sub(r', "x_": [^,\n]*', "", text, count=1)
+    write(root, text)
+    line = line_of(text, nested)
+    assert problems(root) == (
+        f"{FILE}:{line}: arrays and objects nested more than 32 deep; a results file needs a few "
+        "levels"
+    )
+
+
+def test_a_key_given_twice_in_one_object_is_an_error_at_the_second(root):
+    """The reader kept the last value without a word, so the file said two things."""
+    text = COMMITTED.read_text().replace(
+        '"saved_bytes": ', '"saved_bytes": 1,\n      "saved_bytes": ', 1
+    )
+    write(root, text)
+    line = line_of(text, '"saved_bytes": 1,') + 1
+    assert problems(root) == (
+        f"{FILE}: malformed JSON (1 problem):\n"
+        f"  {FILE}:{line}: rows[0].saved_bytes: the key is given twice in its object (a JSON "
+        "reader keeps one of the values, which one is not said)"
+    )

@@ -39,7 +39,7 @@ import genanki
 
 from ..buildkit.buildinfo import ROOT, write_atomically
 from ..course import field_syntax, links, model, notes
-from ..course.config import DECK_TEMPLATES
+from ..course.config import DECK_TEMPLATES, NOTE_FIELDS
 from ..course.links import page_url
 from ..course.model import Card, Course, CourseConfig, Page, Question
 from ..course.notes import NoteItem, deck_id, note_items
@@ -49,12 +49,10 @@ from . import note_dates
 
 # Note types: their ids come from the course's settings and are FIXED. Anki knows a note type by
 # its id; a learner's notes stay tied to it across imports. Templates and CSS may change freely
-# under the same id (a newer build updates them), but changing a note type's FIELDS (names,
-# number or order) under the same id makes every existing note "conflicting" on import: when
-# fields change, give the course new ids and bump the version in the name.
-# tests/test_deck.py pins the field lists that belong to the ids.
-BASIC_FIELDS = ("Front", "Back", "Source", "Extra")
-CHOICE_FIELDS = ("Question", "Options", "Answer", "Explanation", "Source")
+# under the same id (a newer build updates them), but changing a note type's FIELDS (NOTE_FIELDS,
+# beside the settings: the check of the templates reads them too) under the same id makes every
+# existing note "conflicting" on import: when fields change, give the course new ids and bump the
+# version in the name. tests/test_deck.py pins the field lists that belong to the ids.
 NOTE_TYPE_VERSION = "v1"
 
 # Deck ids come from keys that never change (not from titles, which may): see deck_id().
@@ -373,8 +371,8 @@ def note_models(config: CourseConfig, templates: dict[str, str]) -> dict[str, ge
         )
 
     return {
-        "basic": model("basic", "basic", BASIC_FIELDS, "Card"),
-        "choice": model("choice", "multiple choice", CHOICE_FIELDS, "Multiple choice"),
+        "basic": model("basic", "basic", NOTE_FIELDS["basic"], "Card"),
+        "choice": model("choice", "multiple choice", NOTE_FIELDS["choice"], "Multiple choice"),
     }
 
 

@@ -15,7 +15,6 @@ writer and to the build.
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,7 +22,7 @@ from typing import Any
 
 from .errors import BenchmarkError
 from .registry import Benchmark, Declared, FileKind
-from .schema import MAX_BYTES, Validators, device_type, validate
+from .schema import MAX_BYTES, Validators, device_type, parse, validate
 
 # Results files (by name) that the job publishing the site measured itself (publish.yml sets it).
 # Any other file was submitted: a committed file's device and numbers are only what it says.
@@ -151,13 +150,17 @@ def _read(path: Path, rel: Path) -> tuple[str, Any]:
                 f"{rel}:1: a results file of {size:,} bytes, more than the {MAX_BYTES:,} a "
                 "benchmark's rows need: refused unread"
             )
-        text = path.read_text(encoding="utf-8")
+        data = path.read_bytes()
     except OSError as exc:
         raise BenchmarkError(f"{rel}: cannot read results file: {exc.strerror}") from exc
     try:
-        return text, json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise BenchmarkError(f"{rel}:{exc.lineno}: malformed JSON: {exc.msg}") from exc
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:  # JSON is UTF-8 (RFC 8259), without a byte-order mark
+        line = data[: exc.start].count(b"\n") + 1
+        raise BenchmarkError(
+            f"{rel}:{line}: not UTF-8 (byte 0x{data[exc.start]:02x}); save it as UTF-8"
+        ) from exc
+    return text, parse(text, rel)
 
 
 def code_hash(benchmark: Benchmark, kind: FileKind, root: Path) -> dict[str, Any]:

@@ -14,6 +14,8 @@ from __future__ import annotations
 import json
 import math
 import re
+import sys
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -37,6 +39,15 @@ MAX_ROWS = 500
 # file costs one read of at most this many bytes, never a long build.
 MAX_BYTES = 2 * 2**20
 MAX_MAGNITUDE = 1e18  # bytes of the largest machine, seconds of the longest run, with room
+# What JSON allows and Python's reader does not take calmly: values nested deeper than any
+# results file needs (a file nests 6 deep) are refused before the reader or the walks of this
+# module recurse into them, which ends in a RecursionError; integers longer than every Python
+# converts (a longer one is a ValueError, or a setting away from one), out of range anyway.
+MAX_DEPTH = 32
+MAX_DIGITS = sys.int_info.str_digits_check_threshold
+# The tokens of JSON text that say where a value nests or which integer it is, strings among
+# them only to be skipped: exact for any text that the reader parsed up to the token.
+_TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]|-?\d[\d.eE+-]*')
 _DATE_FORMAT = "%Y-%m-%dT%H:%M:%SZ"
 
 
@@ -85,6 +96,78 @@ def _compile(path: Path, shown: str) -> Schema:
     return Schema(Draft202012Validator(schema), shown)
 
 
+def parse(text: str, rel: Path) -> Any:
+    """The JSON value of a results file's ``text``, refusing with its line what the format
+    allows but a results file cannot mean: nesting deeper than :data:`MAX_DEPTH`, an integer of
+    more than :data:`MAX_DIGITS` digits, and a key given twice in one object (readers keep
+    either value, so the file would say two things)."""
+    repeated: list[bool] = []
+
+    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+        found = dict(items)
+        if len(found) < len(items):
+            repeated.append(True)
+        return found
+
+    try:
+        data = json.loads(text, object_pairs_hook=pairs, parse_int=_integer)
+    except json.JSONDecodeError as exc:
+        raise BenchmarkError(f"{rel}:{exc.lineno}: malformed JSON: {exc.msg}") from exc
+    except _LongInteger as exc:
+        number = exc.number
+        line = next(_lines_of(text, lambda token: token.group() == number))
+        digits = len(number.lstrip("-"))
+        raise BenchmarkError(f"{rel}:{line}: a {digits:,}-digit number is out of range") from exc
+    except RecursionError:  # the nesting, found below: the text parsed up to it
+        data = None
+    line = next(_lines_of(text, _deeper_than(MAX_DEPTH)), None)
+    if line is not None:
+        raise BenchmarkError(
+            f"{rel}:{line}: arrays and objects nested more than {MAX_DEPTH} deep; a results "
+            "file needs a few levels"
+        )
+    if repeated:
+        problems = [
+            (line, f"{_dotted(path)}: the key is given twice in its object (a JSON reader keeps "
+             "one of the values, which one is not said)")
+            for path, line in _walk(text)[1]
+        ]  # fmt: skip
+        raise BenchmarkError(_listed(rel, "malformed JSON", problems))
+    return data
+
+
+class _LongInteger(ValueError):
+    """An integer of more than :data:`MAX_DIGITS` digits, as the text writes it."""
+
+    def __init__(self, number: str) -> None:
+        super().__init__(number)
+        self.number = number
+
+
+def _integer(number: str) -> int:
+    if len(number.lstrip("-")) > MAX_DIGITS:
+        raise _LongInteger(number)
+    return int(number)
+
+
+def _deeper_than(depth: int) -> Callable[[re.Match[str]], bool]:
+    """A test of each token, in order, that holds at the first bracket opened ``depth`` deep."""
+    level = [0]
+
+    def test(token: re.Match[str]) -> bool:
+        level[0] += {"[": 1, "{": 1, "]": -1, "}": -1}.get(token.group(), 0)
+        return level[0] > depth
+
+    return test
+
+
+def _lines_of(text: str, test: Callable[[re.Match[str]], bool]) -> Iterator[int]:
+    """The line of each JSON token of ``text`` (:data:`_TOKEN`) that passes ``test``."""
+    for token in _TOKEN.finditer(text):
+        if test(token):
+            yield text.count("\n", 0, token.start()) + 1
+
+
 def device_type(data: Any) -> Any:
     """The device type ``data`` says it was made on (its kind of file), if it says one."""
     provenance = data.get("provenance") if isinstance(data, dict) else None
@@ -125,12 +208,16 @@ def _problems(schema: Schema, data: Any, lines: dict[JsonPath, int]) -> list[tup
 
 
 def _raise(rel: Path, problems: list[tuple[int, str]], schema: Schema) -> None:
+    raise BenchmarkError(
+        _listed(rel, "malformed results file", problems, f"; the format is {schema.shown}")
+    )
+
+
+def _listed(rel: Path, what: str, problems: list[tuple[int, str]], note: str = "") -> str:
+    """One message for every problem of a file: ``what`` it is, then each at its line."""
     listed = "\n".join(f"  {rel.as_posix()}:{line}: {msg}" for line, msg in sorted(problems))
     count = f"{len(problems)} problem{'s' if len(problems) > 1 else ''}"
-    raise BenchmarkError(
-        f"{rel.as_posix()}: malformed results file ({count}; the format is "
-        f"{schema.shown}):\n{listed}"
-    )
+    return f"{rel.as_posix()}: {what} ({count}{note}):\n{listed}"
 
 
 def _beyond_schema(data: Any) -> list[tuple[JsonPath, str]]:
@@ -181,11 +268,18 @@ def _line(lines: dict[JsonPath, int], path: JsonPath) -> int:
 
 
 def value_lines(text: str) -> dict[JsonPath, int]:
-    """Line number of every value in an already valid JSON text, keyed by its path.
+    """Line number of every value in an already valid JSON text, keyed by its path (a key
+    given twice: the later value's, the one JSON readers keep)."""
+    return _walk(text)[0]
+
+
+def _walk(text: str) -> tuple[dict[JsonPath, int], list[tuple[JsonPath, int]]]:
+    """:func:`value_lines`, and the path and line of each key given again in its object.
 
     Linear in the text: values are met in order, so the newlines are counted once, from the
     previous value on (counting from the start for each value made a large file quadratic)."""
     found: dict[JsonPath, int] = {}
+    repeated: list[tuple[JsonPath, int]] = []
     counted = [0, 1]  # the position up to which newlines are counted, and the line there
 
     def value(i: int, path: JsonPath) -> int:
@@ -201,7 +295,10 @@ def value_lines(text: str) -> dict[JsonPath, int]:
             if closing == "}":
                 key, i = _DECODER.raw_decode(text, i)
                 i = _SPACE.match(text, i).end() + 1  # past the ':'
+                again = (*path, key) in found
                 i = value(i, (*path, key))
+                if again:
+                    repeated.append(((*path, key), found[(*path, key)]))
             else:
                 i = value(i, (*path, index))
                 index += 1
@@ -211,4 +308,4 @@ def value_lines(text: str) -> dict[JsonPath, int]:
         return i + 1
 
     value(0, ())
-    return found
+    return found, repeated

@@ -16,7 +16,7 @@ from pathlib import Path
 from ..buildkit.digest import Digest
 from ..buildkit.workers import Background
 from . import config as course_config
-from . import cues, parser
+from . import cues, navigation, note_templates, parser
 from .model import Course, CourseConfig, CourseError, Embed, Location, Page, SiteSyntax
 
 PARTS_PER_WORKER = 4  # the pages are sent to the workers in this many parts each
@@ -82,11 +82,15 @@ class Checking:
     ) -> None:
         self.root, self.docs, self.sources = root, docs, sources
         self._parts, self._strict_results = parts, strict_results
+        # Read now, not with the pages: the deck is made from them while the pages parse.
+        config = sources.config
+        self._templates = note_templates.problems(root, config.deck_templates) if config else []
 
     @property
     def config(self) -> CourseConfig | None:
-        """The course's settings, read before any page (None when they have errors)."""
-        return self.sources.config
+        """The course's settings, read before any page (None when they, or the note templates
+        they name, have errors: nothing is to be made from them)."""
+        return None if self._templates else self.sources.config
 
     def pages(self) -> Iterator[Page]:
         """The pages that parsed, in the course's order (that of the checked course's pages,
@@ -97,7 +101,10 @@ class Checking:
     def __call__(self) -> Course:
         parsed = (row for part in self._parts for row in part())
         course = parser.assemble(self.root, self.docs, self.sources, parsed)
+        course.errors.extend(self._templates)
+        course.errors.extend(navigation.problems(self.root, self.docs, self.sources.files))
         _check_embeds(course, self.root, self._strict_results)
+        course.errors.sort(key=lambda error: error.location)
         return course
 
 
@@ -118,7 +125,6 @@ def _check_embeds(course: Course, root: Path, strict_results: bool) -> None:
                 if str(exc) not in reported:
                     reported.add(str(exc))
                     course.errors.append(CourseError(_embed_error_at(exc, embed), str(exc)))
-    course.errors.sort(key=lambda error: error.location)
 
 
 def _embed_error_at(exc: Exception, embed: Embed) -> Location:

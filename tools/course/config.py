@@ -46,7 +46,14 @@ from .model import LANGUAGES, CourseConfig, CourseError, Location
 CONFIG_FILE = "mkdocs.yml"
 PLUGIN = "course"  # the plugin's name in mkdocs.yml (its entry point in pyproject.toml)
 WHERE = f"plugins.{PLUGIN}"  # how messages name a setting: plugins.course.deck_file
-NOTE_TYPES = ("basic", "choice")
+# The note types' fields, which their templates may name. Changing them (names, number or order)
+# under the same note_type_ids makes every learner's note "conflicting" on import: new fields
+# need new ids (tools/anki/deck.py says more; tests/test_deck.py pins the fields to the ids).
+NOTE_FIELDS = {
+    "basic": ("Front", "Back", "Source", "Extra"),
+    "choice": ("Question", "Options", "Answer", "Explanation", "Source"),
+}
+NOTE_TYPES = tuple(NOTE_FIELDS)
 # The files of the course's ``deck_templates`` folder: each note type's two card sides, and the
 # cards' stylesheet. The course's, not the engine's: another course styles its cards its own way.
 DECK_TEMPLATES = (
@@ -82,6 +89,11 @@ def parse_yaml(text: str) -> Any:
         return yaml.load(text, Loader=_FastLoader)
     except yaml.YAMLError:
         return yaml.load(text, Loader=_Loader)
+
+
+def yaml_nodes(text: str) -> yaml.Node | None:
+    """``mkdocs.yml``'s text as PyYAML's nodes, which know their lines (its values do not)."""
+    return yaml.compose(text, Loader=_FastLoader)
 
 
 def _site_path(suffix: str) -> Callable[[Any], str | None]:
@@ -216,7 +228,7 @@ def _read(root: Path) -> tuple[str, dict, dict, int]:
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         at = Location(CONFIG_FILE, mark.line + 1) if mark else where
-        raise CourseError(at, f"not valid YAML: {getattr(exc, 'problem', exc)}") from exc
+        raise CourseError(at, f"not valid YAML: {_yaml_problem(exc)}") from exc
     course = plugin_settings(config)
     if course is None:
         moved = isinstance(config.get("extra"), dict) and "course" in config["extra"]
@@ -226,6 +238,16 @@ def _read(root: Path) -> tuple[str, dict, dict, int]:
             + (": extra.course moved there" if moved else ""),
         )
     return text, config, course, _line_of(text, f"{PLUGIN}:", _line_of(text, "plugins:", 1))
+
+
+def _yaml_problem(exc: yaml.YAMLError) -> str:
+    """What PyYAML found, and where the construct it was reading starts: the problem's line is
+    where the parser gave up, often lines after the mistake (a '[' never closed)."""
+    problem = getattr(exc, "problem", None) or str(exc)
+    context, mark = getattr(exc, "context", None), getattr(exc, "context_mark", None)
+    if not (context and mark):
+        return problem
+    return f"{problem} ({context} started by {mark.buffer[mark.pointer]!r} at line {mark.line + 1})"
 
 
 def load(root: Path) -> CourseConfig:

@@ -70,11 +70,15 @@ def absolute_href(url: str, page: str, site_url: str) -> str:
     return urljoin(page_url(site_url, page), site_href(url, page))
 
 
-def check(pages: list[Page], docs_dir: Path, *, generated: frozenset[str]) -> list[CourseError]:
+def check(
+    pages: list[Page], docs_dir: Path, *, generated: frozenset[str] | None
+) -> list[CourseError]:
     """One error per link or image in a course item that would not work on the built site.
 
     ``generated``: the files the build makes on the site (the deck, the practice zip), which are
-    therefore not in ``docs_dir``.
+    therefore not in ``docs_dir``; None when the settings that name them have errors (reported
+    with them): then a link to a file that ``docs_dir`` lacks may be to one of them, and is not
+    judged.
     """
     by_path = {page.docs_path: page for page in pages}
     errors = []
@@ -87,7 +91,11 @@ def check(pages: list[Page], docs_dir: Path, *, generated: frozenset[str]) -> li
 
 
 def _problem(
-    ref: Reference, page: str, pages: dict[str, Page], docs_dir: Path, generated: frozenset[str]
+    ref: Reference,
+    page: str,
+    pages: dict[str, Page],
+    docs_dir: Path,
+    generated: frozenset[str] | None,
 ) -> str | None:
     what = "image" if ref.image else "link"
     if not ref.url.strip():
@@ -111,6 +119,6 @@ def _problem(
         if fragment and fragment not in linked.anchors:
             return f"{what} {ref.url!r}: docs/{path} has no heading or item with id {fragment!r}"
         return None
-    if path not in generated and not (docs_dir / path).is_file():
+    if generated is not None and path not in generated and not (docs_dir / path).is_file():
         return f"{what} {ref.url!r}: there is no file docs/{path}"
     return None

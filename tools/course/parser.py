@@ -93,10 +93,11 @@ def course_sources(root: Path, docs_dir: str = "docs") -> Sources:
     return Sources(config, errors, files, languages)
 
 
-def generated_files(config: CourseConfig | None) -> frozenset[str]:
-    """The files a build of this course makes on the site: pages may link to them."""
+def generated_files(config: CourseConfig | None) -> frozenset[str] | None:
+    """The files a build of this course makes on the site: pages may link to them. None when
+    its settings, which name them, have errors: which they are is not known."""
     if config is None:
-        return frozenset()
+        return None
     return frozenset(f for f in (config.deck_file, config.practice_download) if f)
 
 

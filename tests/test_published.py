@@ -38,7 +38,8 @@ def test_a_symlink_out_of_docs_is_an_error_naming_it(course):
 
 
 def test_a_symlink_inside_docs_is_fine(course):
-    os.symlink("index.md", course / "docs" / "same.md")
+    # Not a page (a page outside nav is refused on its own account: test_course_nav.py).
+    os.symlink("index.md", course / "docs" / "same.txt")
     assert run_check(course).returncode == 0
 
 

@@ -264,7 +264,12 @@ def lesson_lines(number: int, rng: random.Random) -> tuple[list[str], list[int]]
     for question in range(1, QUESTIONS + 1):
         right = rng.randrange(3)
         lines.append(f"{question}. Which {rng.choice(WORDS)} fits case {question}?")
-        lines += [f"   - [{'x' if o == right else ' '}] {sentence(rng, 3)}" for o in range(3)]
+        options: list[str] = []
+        while len(options) < 3:  # distinct: check refuses two options with one text
+            option = sentence(rng, 3)
+            if option.casefold() not in {o.casefold() for o in options}:
+                options.append(option)
+        lines += [f"   - [{'x' if o == right else ' '}] {text}" for o, text in enumerate(options)]
         lines += ["", f"   {sentence(rng, 10)}", ""]
     lines.append(":::")
     return lines, editable

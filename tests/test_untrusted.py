@@ -614,3 +614,13 @@ def test_active_markup_counts_what_a_browser_would_run():
         '<a href=" javascript:x()">a</a><p>javascript: in text</p>'
     )
     assert active_markup(html) == {"script": 1, "handlers": 1, "javascript": 1}
+
+
+@pytest.mark.parametrize("target", ["snippets/ok.py:2,", "snippets/ok.py:1,,2"])
+def test_an_include_target_is_split_into_file_and_lines_as_pymdownx_splits_it(snippets, target):
+    """pymdownx reads ``ok.py:2,`` as the file of that whole name, not as lines of ``ok.py``:
+    the check follows that file, and so finds what it includes."""
+    write(snippets, {target: '--8<-- ".git/config"\n', "docs/a.md": f'# A\n\n--8<-- "{target}"\n'})
+    assert course_errors(snippets) == [
+        f"{target}:1: include '.git/config': only files in snippets/ may be included"
+    ]

@@ -26,9 +26,6 @@ from .model import CourseError, Location, SiteSyntax
 # the reason, only for a file a page truly needs to show.
 INCLUDE_ROOTS = ("snippets",)
 
-_SECTION = re.compile(r"^(?P<path>.*?):(?P<name>[a-z][-_0-9a-z]*)$", re.IGNORECASE)
-_LINES = re.compile(r"^(?P<path>.*?)(?::-?[0-9]*){1,2}(?:,-?[0-9]*(?::-?[0-9]*)?)*$")
-
 
 def check(
     root: Path,
@@ -45,7 +42,10 @@ def check(
     allowed = [(base / folder, (root / folder).resolve()) for folder in INCLUDE_ROOTS]
     for line0, spec in syntax.includes(lines):
         at = Location(path, line0 + 1)
-        file_part, section = _split(spec)
+        target = syntax.include_target(spec)
+        if target is None:  # names no file: pymdownx includes nothing
+            continue
+        file_part, section = target
         if file_part.lower().startswith(("http://", "https://")):
             errors.append(CourseError(at, f"include {spec!r}: includes come from files, not URLs"))
             continue
@@ -86,14 +86,3 @@ def check(
         if rel not in seen:
             errors += check(root, rel, included, syntax=syntax, seen=seen | {path, rel})
     return errors
-
-
-def _split(spec: str) -> tuple[str, str | None]:
-    """``path:section`` -> (path, section); ``path:1:5`` -> (path, None); else (spec, None)."""
-    lines = _LINES.match(spec)
-    if lines and lines.group("path") != spec:
-        return lines.group("path"), None
-    section = _SECTION.match(spec)
-    if section:
-        return section.group("path"), section.group("name")
-    return spec, None

@@ -388,6 +388,8 @@ class SiteSyntax:
     heading_id: Callable[[str, set[str]], str]  # a heading's plain text -> its unique id
     urdu_heading_id: Callable[[str], str]  # an Urdu heading's text -> its slug ("" if none)
     includes: Callable[[list[str]], list[tuple[int, str]]]  # lines -> (line, include target)
+    # an include target -> (the file it opens, the section it names or None); None: no file
+    include_target: Callable[[str], tuple[str, str | None] | None]
     has_section: Callable[[list[str], str], bool]  # whether lines mark a named section
     # a page's text -> the lines at its top read as page metadata, and their YAML (None when
     # they are MultiMarkdown-style "Key: value" lines); (0, None) when it has none

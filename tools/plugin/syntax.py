@@ -9,8 +9,8 @@ handed :data:`MKDOCS` instead by whoever runs it (the CLI, the hook, the tests).
   An Urdu ``#`` heading gets the slug pymdownx.slugs gives (Unicode words kept, NFC, lower
   case), which the site writes into the heading, since the toc's ASCII slug of Urdu is empty;
   the site's toc keeps its default slugify for every other heading, whose anchors learners have.
-- Includes: pymdownx.snippets' own line patterns, so the check and the site read the same
-  includes.
+- Includes: pymdownx.snippets' own line patterns and its own split of a target into file,
+  lines and section, so the check and the site read the same includes of the same files.
 - Page metadata: MkDocs' own front matter patterns; the theme prints some of it into the page.
 """
 
@@ -53,6 +53,19 @@ def includes(lines: list[str]) -> list[tuple[int, str]]:
     return [(line0, target) for line0, target in out if not target.startswith(";")]
 
 
+def include_target(spec: str) -> tuple[str, str | None] | None:
+    """``(file, section)`` of an include's target as pymdownx.snippets splits it (a line range
+    dropped, section None when it names none), or None when it names no file. Its own split, not
+    a copy: ``path:2,`` is no line range of ``path`` to it but the file ``path:2,``, which a check
+    that read it the other way would never look at."""
+    # split_path reads only the class's patterns, so the class stands in for an instance.
+    parts = SnippetPreprocessor.split_path(SnippetPreprocessor, spec)  # type: ignore[arg-type]
+    file = "" if parts is None else parts[0].strip()
+    if not file:
+        return None
+    return file, parts[2][1:] if parts[2] else None
+
+
 def has_section(lines: list[str], name: str) -> bool:
     """Whether ``lines`` mark section ``name`` with both a start and an end line."""
     marks = {"start": False, "end": False}
@@ -80,6 +93,7 @@ MKDOCS = SiteSyntax(
     heading_id=heading_id,
     urdu_heading_id=urdu_heading_id,
     includes=includes,
+    include_target=include_target,
     has_section=has_section,
     metadata=metadata,
 )

@@ -3,6 +3,7 @@ the TeX commands :func:`tools.course.model.unsafe_tex` allows."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator
 from functools import cache
 
@@ -14,6 +15,7 @@ from ..model import CardGroup, Page, Quiz, unsafe_tex, unsafe_tex_in_text
 from .source import PageState
 from .tokens import inline_children
 
+_MAKES_BACKSLASH = re.compile(r"[\\&%]")  # a backslash, or what a field decodes to one
 Formula = tuple[str, int]  # (TeX, line)
 Text = tuple[str, int, bool]  # (text, line, code: only closed formulas count)
 
@@ -36,10 +38,11 @@ def rule(state: PageState) -> None:
     )
     formulas, texts = _scan(prose)
     for text, line0, inline in _fields(state.page):
-        if "\\" not in text and "&" not in text:
+        if not _MAKES_BACKSLASH.search(text):
             # Every TeX command and MathJax delimiter starts with a backslash, and only a
-            # character reference can make one: most fields hold neither, and parsing each
-            # field again would cost the parse as much again as the page's own tokens.
+            # character reference or an autolink's percent-encoding makes one where the source
+            # has none: most fields hold none of them, and parsing each field again would cost
+            # the parse as much again as the page's own tokens.
             continue
         parsed = _field_parser().parseInline(text) if inline else _field_parser().parse(text)
         found = _scan(parsed, line0)

@@ -238,3 +238,25 @@ def test_a_key_given_twice_in_one_object_is_an_error_at_the_second(root):
         f"  {FILE}:{line}: rows[0].saved_bytes: the key is given twice in its object (a JSON "
         "reader keeps one of the values, which one is not said)"
     )
+
+
+@pytest.mark.parametrize("escape", ["\\ud800", "\\udfff", "\\udc00\\ud800", "\\uDBFF x"])
+def test_half_of_a_character_is_an_error_at_its_line(root, escape):
+    """A ``\\u`` escape of a lone surrogate is valid JSON, and no text: the build crashed writing
+    the search index (UTF-8 cannot hold it). A whole pair (a character past U+FFFF) is fine."""
+    text = COMMITTED.read_text()
+    name = re.search(r'"name": "([^"]*)"', text).group(1)
+    text = text.replace(f'"name": "{name}"', f'"name": "{name} {escape}"', 1)
+    write(root, text)
+    line = line_of(text, escape)
+    assert problems(root) == (
+        f"{FILE}:{line}: a \\u escape names half of a character (a lone surrogate), which no text "
+        "can hold; write the character itself"
+    )
+
+
+def test_a_character_past_ffff_written_as_a_pair_of_escapes_passes(root):
+    text = COMMITTED.read_text()
+    name = re.search(r'"name": "([^"]*)"', text).group(1)
+    write(root, text.replace(f'"name": "{name}"', f'"name": "{name} \\ud83d\\ude00"', 1))
+    assert benchmarks.render_embed(["checkpointing", "table"], root, REGISTRY, strict=False)

@@ -99,8 +99,8 @@ def _compile(path: Path, shown: str) -> Schema:
 def parse(text: str, rel: Path) -> Any:
     """The JSON value of a results file's ``text``, refusing with its line what the format
     allows but a results file cannot mean: nesting deeper than :data:`MAX_DEPTH`, an integer of
-    more than :data:`MAX_DIGITS` digits, and a key given twice in one object (readers keep
-    either value, so the file would say two things)."""
+    more than :data:`MAX_DIGITS` digits, half of a character (a lone surrogate), and a key given
+    twice in one object (readers keep either value, so the file would say two things)."""
     repeated: list[bool] = []
 
     def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -126,6 +126,12 @@ def parse(text: str, rel: Path) -> Any:
             f"{rel}:{line}: arrays and objects nested more than {MAX_DEPTH} deep; a results "
             "file needs a few levels"
         )
+    line = next(_lines_of(text, _holds_half_a_character), None) if "\\u" in text else None
+    if line is not None:
+        raise BenchmarkError(
+            f"{rel}:{line}: a \\u escape names half of a character (a lone surrogate), which no "
+            "text can hold; write the character itself"
+        )
     if repeated:
         problems = [
             (line, f"{_dotted(path)}: the key is given twice in its object (a JSON reader keeps "
@@ -148,6 +154,15 @@ def _integer(number: str) -> int:
     if len(number.lstrip("-")) > MAX_DIGITS:
         raise _LongInteger(number)
     return int(number)
+
+
+def _holds_half_a_character(token: re.Match[str]) -> bool:
+    """Whether a token is a string whose ``\\u`` escapes leave half of a UTF-16 pair: valid
+    JSON, yet no text (UTF-8 cannot hold it, so the page that shows it cannot be written)."""
+    word = token.group()
+    if not word.startswith('"') or "\\u" not in word:
+        return False
+    return any("\ud800" <= char <= "\udfff" for char in json.loads(word))
 
 
 def _deeper_than(depth: int) -> Callable[[re.Match[str]], bool]:

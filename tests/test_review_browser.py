@@ -476,6 +476,36 @@ def test_a_malformed_import_says_why_and_changes_nothing(shared_site, payload, r
     assert shown_guid(page) == shown
 
 
+INHERITED_NAMES = ("__proto__", "constructor", "toString", "valueOf")
+
+
+def test_guids_that_every_object_inherits_are_unknown_items_kept_aside(open_site):
+    """A file may hold any key: one that names what every JavaScript object inherits is an item
+    of another version of the course, like any GUID this one lacks, and never the inherited
+    thing (its scheduling was read from Object.prototype and threw, with no message)."""
+    watched, page = open_review(open_site)
+    first = grade_shown(page, "3")
+    guids = [row[0] for row in review_index(page)["items"]]
+    assert first != guids[1]
+    cards = {guid: review_card() for guid in (guids[1], *INHERITED_NAMES)}
+    open_settings(page)
+    page.once("dialog", lambda dialog: dialog.accept())  # the import asks first: yes
+    page.locator(".course-review-file").set_input_files(
+        {"name": "progress.json", "mimeType": "application/json", "buffer": progress_file(**cards)}
+    )
+    seen(page.get_by_text("Imported progress for 1 items. 5 items added"))
+    seen(page.get_by_text("4 not in this version of the course are kept aside."))
+    kept = stored(page)["cards"]
+    assert set(kept) == {first, guids[1], *INHERITED_NAMES}
+    assert all(kept[name] == review_card() for name in INHERITED_NAMES)
+    assert watched.console_errors == []
+
+    fresh = watched.goto(REVIEW)  # read back from storage: the same items, nothing dropped
+    fresh.locator("#course-review[data-state='ready']").wait_for()
+    assert set(stored(fresh)["cards"]) == {first, guids[1], *INHERITED_NAMES}
+    assert fresh.locator(".course-review-message").is_hidden()
+
+
 def test_reset_forgets_progress_only_when_confirmed(open_site):
     _, page = open_review(open_site)
     first = grade_shown(page, "3")

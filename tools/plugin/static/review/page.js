@@ -497,7 +497,7 @@
   function resetProgress(app) {
     var question = "Forget all review progress kept in this browser? Export it first to keep a copy.";
     if (!window.confirm(question)) return;
-    var empty = { settings: app.state.settings, cards: {} };
+    var empty = { settings: app.state.settings, cards: store.cardMap() };
     var result = store.replace(empty, "reset");
     if (!result.ok) {
       complain(app, "This browser did not let the page change its stored progress; nothing was reset.");

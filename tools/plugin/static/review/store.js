@@ -40,8 +40,19 @@
 
   // --- state ----------------------------------------------------------------------------------
 
+  // A map of cards by GUID, with ``from``'s own entries: it has no prototype, so that a GUID
+  // such as "__proto__" or "constructor" (a file may hold any key) is one more item and never
+  // names, or replaces, something every object inherits.
+  function cardMap(from) {
+    var cards = Object.create(null);
+    Object.keys(from || {}).forEach(function (guid) {
+      cards[guid] = from[guid];
+    });
+    return cards;
+  }
+
   function emptyState() {
-    return { settings: { newPerDay: DEFAULT_NEW_PER_DAY }, cards: {} };
+    return { settings: { newPerDay: DEFAULT_NEW_PER_DAY }, cards: cardMap() };
   }
 
   function isDate(value) {
@@ -135,7 +146,7 @@
       var problem = cardProblem(data.cards[guids[i]], now);
       if (problem) throw new Error("the item " + JSON.stringify(guids[i]) + " " + problem);
     }
-    return { settings: { newPerDay: perDay }, cards: data.cards };
+    return { settings: { newPerDay: perDay }, cards: cardMap(data.cards) };
   }
 
   function serialize(state, now) {
@@ -517,6 +528,7 @@
     STORAGE_KEY: STORAGE_KEY,
     BACKUP_KEY: BACKUP_KEY,
     DEFAULT_NEW_PER_DAY: DEFAULT_NEW_PER_DAY,
+    cardMap: cardMap,
     parse: parse,
     serialize: serialize,
     read: read,

@@ -86,11 +86,8 @@
 
   // The imported state merged into ``here``: {state, added, updated, kept} (counts of items).
   function merged(here, imported) {
-    var cards = {};
+    var cards = store.cardMap(here.cards);
     var counts = { added: 0, updated: 0, kept: 0 };
-    Object.keys(here.cards).forEach(function (guid) {
-      cards[guid] = here.cards[guid];
-    });
     Object.keys(imported.cards).forEach(function (guid) {
       var theirs = imported.cards[guid];
       if (!(guid in cards)) counts.added += 1;

@@ -323,6 +323,12 @@ def test_the_page_and_this_module_read_one_format():
     assert progress.MAX_PROGRESS_BYTES == 8 * 1024 * 1024
     assert "var MAX_IMPORT_BYTES = 8 * 1024 * 1024;" in transfer  # one limit for a progress file
     assert f"var CLOCK_SKEW = {progress.CLOCK_SKEW_MS // 60_000} * 60 * 1000;" in store
+    # One bound for a count or an interval, one range of dates: a file the page takes and
+    # exports is one the Python tools take too.
+    assert progress.LARGEST_NUMBER == 1e9
+    assert "var LARGEST_NUMBER = 1e9;" in store
+    assert f"var LATEST_YEAR = {progress.LATEST_YEAR};" in store
+    assert "var LATEST_MS = Date.UTC(LATEST_YEAR, 0, 1);" in store
     # The card's numbers both check, in one order: a field one side adds is checked by both.
     numbers = re.search(r"var CARD_NUMBERS = \[(.*?)\];", store, re.S)
     assert numbers, "store.js has no CARD_NUMBERS list"

@@ -284,6 +284,7 @@ FUTURE = "2099-01-01T00:00:00.000Z"
         ({"log": [[1e20, 3]]}, "has an invalid review log entry"),
         ({"due": "0001-01-01T00:00:00Z"}, "has no valid due date"),
         ({"due": "9999-12-31T23:59:59Z"}, "has no valid due date"),
+        ({"learning_steps": 1.5}, r"has a learning_steps of 1\.5 \(it must be a whole number\)"),
         (
             {"log": [[FUTURE, 3]], "last_review": FUTURE},
             rf"was reviewed in the future \({FUTURE}\)",

@@ -13,6 +13,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 from conftest import activate, axe_violations, collect_errors, reviews_seen
+from mkdocs_course.anki import progress
 from mkdocs_course.plugin.assets import STATIC
 
 pytestmark = pytest.mark.browser
@@ -400,6 +401,31 @@ def progress_file(per_day: int = 20, **cards: dict) -> bytes:
     ).encode()
 
 
+# A card whose values the course's Python tools refuse as a hostile file's (tools/anki/progress.py):
+# the page refuses them on import too, so that what it then exports goes on into Anki.
+HOSTILE_CARDS = [
+    *[
+        ({name: 1e308}, f"has an invalid {name}")
+        for name in ("stability", "elapsed_days", "scheduled_days", "learning_steps", "reps")
+    ],
+    ({"lapses": 1e9 + 1}, "has an invalid lapses"),
+    ({"learning_steps": 1.5}, "has a learning_steps of 1.5 (it must be a whole number)"),
+    ({"due": "1"}, "has no valid due date"),  # Chrome's Date.parse reads it as the year 2001
+    ({"due": "0001-01-01T00:00:00.000Z"}, "has no valid due date"),
+    ({"due": "+275760-09-13T00:00:00.000Z"}, "has no valid due date"),
+    ({"due": "2026-02-31T09:00:00.000Z"}, "has no valid due date"),
+    ({"log": [["3", 3]]}, "has an invalid review log entry"),
+]
+
+
+@pytest.mark.parametrize(("changes", "reason"), HOSTILE_CARDS)
+def test_the_python_tools_refuse_the_cards_the_page_refuses(tmp_path, changes, reason):
+    path = tmp_path / "progress.json"
+    path.write_bytes(progress_file(abc=review_card(**changes)))
+    with pytest.raises(progress.ProgressError, match=re.escape(f'the item "abc" {reason}')):
+        progress.read_progress(path, int(T0.timestamp() * 1000))
+
+
 # --- progress: export, import, reset, limits --------------------------------------------------
 
 
@@ -452,6 +478,10 @@ def test_export_then_import_in_a_fresh_profile_brings_back_the_due_dates(open_si
             progress_file(ok=review_card(), abc=review_card(stability=1e-300)),
             'the item "abc" cannot be scheduled (Invalid memory state',
         ),
+        (
+            progress_file(per_day=1e308, abc=review_card()),
+            "its daily limit of new items is not a whole number from 0 to 9999",
+        ),
     ],
 )
 def test_a_malformed_import_says_why_and_changes_nothing(shared_site, payload, reason):
@@ -459,6 +489,19 @@ def test_a_malformed_import_says_why_and_changes_nothing(shared_site, payload, r
     each case checks, so the next case starts on a page in a state it could have reached alone.
     Each grades an item first, so that there is progress for the import to leave alone."""
     _, page = shared_site.once("review page for imports", open_review)
+    refused_import(page, payload, reason)
+
+
+@pytest.mark.parametrize(("changes", "reason"), HOSTILE_CARDS)
+def test_a_card_the_python_tools_refuse_is_refused_on_import(shared_site, changes, reason):
+    """As above, on a page of their own: each case grades a new item, and a day has 20."""
+    _, page = shared_site.once("review page for hostile imports", open_review)
+    refused_import(page, progress_file(abc=review_card(**changes)), f'the item "abc" {reason}')
+
+
+def refused_import(page, payload: bytes, reason: str) -> None:
+    """Grades an item, imports ``payload``, and checks that the import is refused for
+    ``reason`` and that the progress and the item shown stay as they were."""
     page.locator(".course-review-front").focus()  # after a case, focus is on the file input
     grade_shown(page, "3")
     before = page.evaluate(f"localStorage.getItem('{STORAGE_KEY}')")

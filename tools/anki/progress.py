@@ -143,6 +143,8 @@ def card_problem(card: object, now_ms: int | None = None) -> str:
             return f"has an invalid {name}"
     if not card["stability"] > 0:
         return "has a stability of 0 (it must be above 0)"
+    if card["learning_steps"] != int(card["learning_steps"]):  # an index into ts-fsrs's steps
+        return f"has a learning_steps of {card['learning_steps']} (it must be a whole number)"
     if not 1 <= card["difficulty"] <= 10:
         return f"has a difficulty of {card['difficulty']} (it must be from 1 to 10)"
     if card.get("state") not in STATES or isinstance(card.get("state"), bool):

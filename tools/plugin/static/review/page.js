@@ -149,7 +149,7 @@
       id: uid("per-day"),
       type: "number",
       min: "0",
-      max: "9999",
+      max: String(store.MAX_NEW_PER_DAY),
       step: "1",
       inputmode: "numeric",
     });
@@ -482,8 +482,8 @@
 
   function setNewPerDay(app, text) {
     var value = Number(text);
-    if (text === "" || !(value >= 0) || Math.floor(value) !== value) {
-      complain(app, "New items per day must be a whole number, 0 or more.");
+    if (text === "" || !store.isNewPerDay(value)) {
+      complain(app, "New items per day must be a whole number from 0 to " + store.MAX_NEW_PER_DAY + ".");
       app.ui.perDay.value = String(app.state.settings.newPerDay);
       return;
     }

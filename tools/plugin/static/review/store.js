@@ -34,9 +34,16 @@
   var FORMAT = "contributing-to-open-source-ml/review-progress";
   var VERSION = 1;
   var DEFAULT_NEW_PER_DAY = 20;
+  var MAX_NEW_PER_DAY = 9999; // the settings' input allows no more; a larger one is a hostile file's
   var DAY_START_HOURS = 4;
   var HOUR = 3600 * 1000;
   var CLOCK_SKEW = 5 * 60 * 1000;
+  // tools/anki/progress.py's bounds (a test compares), so that a file this page takes and exports
+  // is one that ``python3 -m tools progress`` takes too: no count or interval of a real card
+  // comes near LARGEST_NUMBER, no date near the year LATEST_YEAR.
+  var LARGEST_NUMBER = 1e9;
+  var LATEST_YEAR = 9000;
+  var LATEST_MS = Date.UTC(LATEST_YEAR, 0, 1);
 
   // --- state ----------------------------------------------------------------------------------
 
@@ -55,12 +62,17 @@
     return { settings: { newPerDay: DEFAULT_NEW_PER_DAY }, cards: cardMap() };
   }
 
+  // A moment as this page writes one (toISOString: "2026-12-01T09:00:00.000Z"), after 1970
+  // began and before LATEST_YEAR, as progress.py's _ms reads it. Date.parse alone takes far
+  // more ("1", "+275760-09-13T00:00:00.000Z", a 31st of February), which the Python tools refuse.
   function isDate(value) {
-    return typeof value === "string" && !isNaN(Date.parse(value));
+    if (typeof value !== "string") return false;
+    var ms = Date.parse(value);
+    return ms > 0 && ms < LATEST_MS && new Date(ms).toISOString() === value;
   }
 
   function isCount(value) {
-    return typeof value === "number" && isFinite(value) && value >= 0;
+    return typeof value === "number" && value >= 0 && value <= LARGEST_NUMBER;
   }
 
   var CARD_NUMBERS = [
@@ -86,6 +98,9 @@
       if (!isCount(card[CARD_NUMBERS[i]])) return "has an invalid " + CARD_NUMBERS[i];
     }
     if (!(card.stability > 0)) return "has a stability of 0 (it must be above 0)";
+    if (Math.floor(card.learning_steps) !== card.learning_steps) {
+      return "has a learning_steps of " + card.learning_steps + " (it must be a whole number)";
+    }
     if (!(card.difficulty >= 1 && card.difficulty <= 10)) {
       return "has a difficulty of " + card.difficulty + " (it must be from 1 to 10)";
     }
@@ -110,8 +125,8 @@
     return "";
   }
 
-  function isWholeCount(value) {
-    return isCount(value) && Math.floor(value) === value;
+  function isNewPerDay(value) {
+    return isCount(value) && Math.floor(value) === value && value <= MAX_NEW_PER_DAY;
   }
 
   // The progress document in a JSON text, checked as a whole but not card by card; throws an
@@ -140,7 +155,9 @@
   function parse(text, now) {
     var data = documentIn(text);
     var perDay = (data.settings || {}).newPerDay;
-    if (!isWholeCount(perDay)) throw new Error("its daily limit of new items is not a whole number");
+    if (!isNewPerDay(perDay)) {
+      throw new Error("its daily limit of new items is not a whole number from 0 to " + MAX_NEW_PER_DAY);
+    }
     var guids = Object.keys(data.cards);
     for (var i = 0; i < guids.length; i += 1) {
       var problem = cardProblem(data.cards[guids[i]], now);
@@ -186,7 +203,7 @@
       return reading;
     }
     var perDay = (data.settings || {}).newPerDay;
-    if (isWholeCount(perDay)) reading.state.settings.newPerDay = perDay;
+    if (isNewPerDay(perDay)) reading.state.settings.newPerDay = perDay;
     else reading.dropped.push("the daily limit of new items");
     Object.keys(data.cards).forEach(function (guid) {
       if (cardProblem(data.cards[guid])) reading.dropped.push(guid);
@@ -528,6 +545,8 @@
     STORAGE_KEY: STORAGE_KEY,
     BACKUP_KEY: BACKUP_KEY,
     DEFAULT_NEW_PER_DAY: DEFAULT_NEW_PER_DAY,
+    MAX_NEW_PER_DAY: MAX_NEW_PER_DAY,
+    isNewPerDay: isNewPerDay,
     cardMap: cardMap,
     parse: parse,
     serialize: serialize,

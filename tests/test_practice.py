@@ -340,9 +340,23 @@ def test_a_sign_off_that_does_not_match_the_author(learner: Learner):
     learner.fix_one_d()
     learner.commit("Fix\n\nSigned-off-by: Someone Else <else@example.org>")
     out = learner.practice("check")[1]
-    assert (
-        f"is signed off by Someone Else <else@example.org> but authored by {NAME} <{EMAIL}>" in out
+    assert f"is signed off by Someone Else <else@example.org>, not by you ({NAME} <{EMAIL}>)" in out
+
+
+def test_a_commit_authored_and_signed_off_by_someone_else(learner: Learner):
+    claimed_and_branched(learner)
+    learner.fix_one_d()
+    learner.commit(
+        "Fix\n\nSigned-off-by: Someone Else <else@example.org>",
+        "--author=Someone Else <else@example.org>",
     )
+    out = step(learner.practice("check")[1], "Code + Tests")
+    assert "is signed off by Someone Else <else@example.org>, not by you" in out
+    learner.git("commit", "-q", "--amend", "-s", "--no-edit")  # now signed off by the learner too
+    out = learner.practice("check")[1]
+    assert "is authored by Someone Else <else@example.org>, not by you" in out
+    learner.follow(out)  # the hint's rebase makes the learner the author
+    assert "not by you" not in step(learner.practice("status")[1], "Code + Tests")
 
 
 def test_a_commit_before_the_claim(learner: Learner):

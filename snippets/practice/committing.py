@@ -1,5 +1,5 @@
 """The Claim It and Code + Tests steps: the claim came before the first commit (compared as
-instants), every commit is signed off by its author (DCO), and CI passes on the branch with a new
+instants), every commit is yours and signed off by you (DCO), and CI passes on the branch with a new
 test that proves the fix, judged against the wrong fixes the checker holds."""
 
 from __future__ import annotations
@@ -64,14 +64,25 @@ def check_code(ws: Workspace, facts: Facts, step: Step, act: bool, done: list[st
                 "`git commit --amend --no-edit --signoff` (the last commit) or `git rebase "
                 f"--signoff {ws.state['upstream_main'][:12]}` (all of them)",
             )
-        if (name, email) not in signed:
+        # The DCO certifies that you wrote the change: compared with the learner, not with the
+        # commit's author, which `git commit --author` sets to anyone.
+        me = (ws.state["learner"]["name"], ws.state["learner"]["email"])
+        if me not in signed:
             who = ", ".join(f"{n} <{e}>" for n, e in signed)
             return failed(
                 step,
-                f"commit {sha[:12]} “{subject}” is signed off by {who} but authored by {name} "
-                f"<{email}>",
+                f"commit {sha[:12]} “{subject}” is signed off by {who}, not by you "
+                f"({me[0]} <{me[1]}>)",
                 "sign off as yourself (your git user.name and user.email): "
                 f"`git rebase --signoff {ws.state['upstream_main'][:12]}`",
+            )
+        if (name, email) != me:
+            return failed(
+                step,
+                f"commit {sha[:12]} “{subject}” is authored by {name} <{email}>, not by you "
+                f"({me[0]} <{me[1]}>): a maintainer merges your own work under your name",
+                "author it as yourself: `git rebase --exec 'git commit --amend --no-edit "
+                f"--reset-author' {ws.state['upstream_main'][:12]}`",
             )
     base = ws.state["upstream_main"]
     result = ci.cached(

@@ -374,6 +374,22 @@ def test_a_commit_before_the_claim(learner: Learner):
     assert "is older than your claim" in step(out, "Claim It")
 
 
+def test_a_commit_before_the_claim_dated_in_the_future(learner: Learner):
+    learner.git("switch", "-q", "-c", "fix/1234-cosine-1d")
+    learner.fix_one_d()
+    learner.commit("Early", "-s", "--date=2030-01-01T00:00:00Z")  # the author date only
+    time.sleep(1)  # the claim's time has whole seconds: made in the next one
+    learner.practice("claim", "1234", "-m", "I'd like to work on this.")
+    out = learner.practice("status")[1]
+    assert "is older than your claim" in step(out, "Claim It")  # committed before it
+    env = {**os.environ, "GIT_COMMITTER_DATE": "2030-01-01T00:00:00Z"}
+    subprocess.run(["git", "commit", "-q", "--amend", "--no-edit"], cwd=learner.work, env=env)
+    out = learner.practice("status")[1]
+    assert "is dated in the future (2030-01-01T00:00:00+00:00)" in step(out, "Claim It")
+    learner.follow(out)  # recommitted now, after the claim
+    assert "before your first commit" in step(learner.practice("status")[1], "Claim It")
+
+
 @pytest.mark.slow  # CI runs the project's tests in subprocesses
 def test_a_test_that_passes_on_the_buggy_code(learner: Learner):
     claimed_and_branched(learner)

@@ -359,6 +359,21 @@ def test_a_commit_authored_and_signed_off_by_someone_else(learner: Learner):
     assert "not by you" not in step(learner.practice("status")[1], "Code + Tests")
 
 
+@pytest.mark.parametrize("message", ["", "x", " ", "mine"])
+def test_a_claim_without_a_plan_is_refused(learner: Learner, message: str):
+    code, out = learner.practice("claim", "1234", "-m", message)
+    assert code == 1 and "a claim comment says what you will do" in out
+    assert "claimed #1234" not in step(learner.practice("status")[1], "Claim It")
+
+
+def test_a_claim_comment_emptied_in_the_state_is_refused(learner: Learner):
+    claimed_and_branched(learner)
+    path = learner.root / ".practice" / "state.json"
+    path.write_text(path.read_text("utf-8").replace("I'd like to work on this.", ""), "utf-8")
+    code, out = learner.practice("status")
+    assert code == 1 and "comments: a claim without a plan" in out, out
+
+
 def test_a_commit_before_the_claim(learner: Learner):
     learner.git("switch", "-q", "-c", "fix/1234-cosine-1d")
     learner.fix_one_d()

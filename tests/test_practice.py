@@ -554,7 +554,23 @@ def test_bad_arguments_get_messages(learner: Learner, tmp_path: Path):
     learner.git("push", "-q", "-u", "origin", "fix/1234-cosine-1d")
     assert "latin1.md:2: not UTF-8 text" in learner.practice("pr", "open", str(bad))[1]
     assert "cannot reset 'code'" in learner.practice("reset", "code")[1]
-    assert "exists and is not empty" in learner.practice("start", str(learner.root))[1]
+    assert "exists and is not an empty folder" in learner.practice("start", str(learner.root))[1]
+    for folder in (tmp_path, learner.work / "simkit"):  # a folder for a body: refused, named
+        code, out = learner.practice("pr", "open", str(folder))
+        assert code == 1 and f"{folder}: not a file" in out, out
+
+
+def test_start_where_no_folder_can_be_made_is_refused_naming_it(tmp_path: Path, capsys):
+    afile = tmp_path / "afile"
+    afile.write_text("mine", "utf-8")
+    cases = [(afile, "exists and is not an empty folder"), (afile / "x", "cannot make a folder")]
+    if Path("/proc/self").is_dir():  # Linux: /proc takes no new folder
+        cases.append((Path("/proc/x"), "cannot make a folder"))
+    for path, why in cases:
+        code = cli.main(["start", str(path), "--name", NAME, "--email", EMAIL])
+        out = capsys.readouterr()
+        assert code == 1 and f"{path}" in out.err + out.out and why in out.err + out.out, out
+    assert afile.read_text("utf-8") == "mine"
 
 
 def test_the_history_is_the_same_every_time(tmp_path: Path, capsys):

@@ -432,6 +432,27 @@ def test_a_fix_that_breaks_2d_input(learner: Learner):
     assert "2-D input" in code_step and "callers rely on that behaviour" in code_step
 
 
+HIDE_FAILURES = """import pytest
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    report = (yield).get_result()
+    report.outcome = "passed"
+"""
+
+
+@pytest.mark.slow  # CI runs the project's tests in subprocesses
+def test_a_conftest_that_hides_a_broken_existing_test(learner: Learner):
+    claimed_and_branched(learner)
+    learner.fix_one_d("fixed_dim0")
+    learner.write("tests/test_one_d.py", ONE_D_TEST)
+    learner.write("tests/conftest.py", HIDE_FAILURES)
+    learner.commit("Sum over dim 0", "-s")
+    code_step = step(learner.practice("check")[1], "Code + Tests")
+    assert "the project's existing test tests/test_similarity.py::" in code_step, code_step
+
+
 @pytest.fixture
 def opened(learner: Learner) -> Learner:
     """A learner whose fix and regression test pass CI, with a pull request open."""

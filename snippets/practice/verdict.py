@@ -41,7 +41,8 @@ def ci_problems(result: dict, kind: str) -> list[str]:
     broken = _first_failure(result["existing"])
     if broken:
         return [
-            f"the project's existing test {broken[0]} fails on your branch: {broken[1]}; "
+            f"the project's existing test {broken[0]} fails on your branch (run as upstream "
+            f"runs it, without your conftest.py): {broken[1]}; "
             "callers rely on that behaviour (CONTRIBUTING.md §4)",
             "change your code so the existing tests pass unchanged",
         ]

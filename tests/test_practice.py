@@ -453,6 +453,22 @@ def test_a_conftest_that_hides_a_broken_existing_test(learner: Learner):
     assert "the project's existing test tests/test_similarity.py::" in code_step, code_step
 
 
+@pytest.mark.slow  # CI runs the project's tests in subprocesses
+def test_a_fix_for_the_issues_example_only(learner: Learner):
+    claimed_and_branched(learner)
+    path = learner.work / "simkit/similarity.py"
+    head, sep, body = path.read_text("utf-8").partition(":\n")  # upstream's, still buggy
+    path.write_text(  # the issue's answer, hard-coded after the def line
+        f"{head}{sep}    if a.dim() == 1 and a.tolist() == [1.0, 2.0, 3.0]:\n"
+        "        return torch.tensor(32.0 / (14.0**0.5 * 77.0**0.5))\n" + body,
+        "utf-8",
+    )
+    learner.write("tests/test_one_d.py", ONE_D_TEST)
+    learner.commit("Fix", "-s")
+    code_step = step(learner.practice("check")[1], "Code + Tests")
+    assert "FAILED" in code_step and "a maintainer's own test of two 1-D vectors" in code_step
+
+
 @pytest.fixture
 def opened(learner: Learner) -> Learner:
     """A learner whose fix and regression test pass CI, with a pull request open."""

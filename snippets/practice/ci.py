@@ -9,6 +9,7 @@ imports torch once for all of them):
   cannot hide a change of behaviour that callers rely on; run with upstream's pytest
   configuration and ``--noconftest``, so a ``conftest.py`` (or an ``addopts`` plugin) of the pull
   request cannot rewrite their failures as passes either;
+  for a bug fix, a maintainer's own test (:data:`MAINTAINERS_TEST`) runs with them;
 - ``on_main``: the tests the pull request adds or changes on ``base``'s code, where a
   regression test must fail;
 - for a bug fix, ``wrong:<key>``: those tests on each wrong fix the checker holds
@@ -40,6 +41,28 @@ from .wrongfixes import WRONG_FIXES
 SIMILARITY = "simkit/similarity.py"
 NEEDS = ("pytest", "torch")  # what CI imports; docs/practice.md and the build's environment say so
 PYTEST_FILES = ["test_*.py", "*_test.py"]  # pytest's default ``python_files``
+# A maintainer's own check of a fix for #1234, with 1-D inputs the issue does not show, against
+# torch's own function: a fix that special-cases the issue's example passes the learner's test
+# and fails these. It runs in the ``existing`` job, as upstream's tests do, on the branch's code.
+MAINTAINERS = "tests/test_maintainers_1234.py"
+MAINTAINERS_TEST = """import pytest
+import torch
+import torch.nn.functional as F
+from simkit.similarity import cosine_similarity
+
+PAIRS = {
+    "orthogonal": ([1.0, 0.0, 0.0], [0.0, 2.0, 0.0]),
+    "parallel": ([2.0, 4.0], [1.0, 2.0]),
+    "opposite": ([0.5, -1.5, 2.0, 3.0], [-1.0, 3.0, -4.0, -6.0]),
+}
+
+
+@pytest.mark.parametrize("pair", PAIRS)
+def test_two_vectors_match_torch(pair):
+    a, b = (torch.tensor(values) for values in PAIRS[pair])
+    expected = F.cosine_similarity(a, b, dim=0)
+    assert torch.allclose(cosine_similarity(a, b).reshape(-1), expected.reshape(-1), atol=1e-6)
+"""
 PYTEST_CONFIGS = ("pytest.ini", ".pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg")
 
 
@@ -256,7 +279,11 @@ def _jobs(
         (existing / config).unlink(missing_ok=True)
         if (base_dir / config).is_file():
             shutil.copy2(base_dir / config, existing / config)
-    pytest("existing", existing, base_tests, "--noconftest")
+    targets = base_tests
+    if kind == "bug":
+        (existing / MAINTAINERS).write_text(MAINTAINERS_TEST, "utf-8")
+        targets = [*base_tests, MAINTAINERS]
+    pytest("existing", existing, targets, "--noconftest")
     if mine:
         pytest("on_main", checkout("on_main", base_dir, head_dir, mine), mine)
         if kind == "bug":

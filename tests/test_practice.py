@@ -340,9 +340,38 @@ def test_a_sign_off_that_does_not_match_the_author(learner: Learner):
     learner.fix_one_d()
     learner.commit("Fix\n\nSigned-off-by: Someone Else <else@example.org>")
     out = learner.practice("check")[1]
-    assert (
-        f"is signed off by Someone Else <else@example.org> but authored by {NAME} <{EMAIL}>" in out
+    assert f"is signed off by Someone Else <else@example.org>, not by you ({NAME} <{EMAIL}>)" in out
+
+
+def test_a_commit_authored_and_signed_off_by_someone_else(learner: Learner):
+    claimed_and_branched(learner)
+    learner.fix_one_d()
+    learner.commit(
+        "Fix\n\nSigned-off-by: Someone Else <else@example.org>",
+        "--author=Someone Else <else@example.org>",
     )
+    out = step(learner.practice("check")[1], "Code + Tests")
+    assert "is signed off by Someone Else <else@example.org>, not by you" in out
+    learner.git("commit", "-q", "--amend", "-s", "--no-edit")  # now signed off by the learner too
+    out = learner.practice("check")[1]
+    assert "is authored by Someone Else <else@example.org>, not by you" in out
+    learner.follow(out)  # the hint's rebase makes the learner the author
+    assert "not by you" not in step(learner.practice("status")[1], "Code + Tests")
+
+
+@pytest.mark.parametrize("message", ["", "x", " ", "mine"])
+def test_a_claim_without_a_plan_is_refused(learner: Learner, message: str):
+    code, out = learner.practice("claim", "1234", "-m", message)
+    assert code == 1 and "a claim comment says what you will do" in out
+    assert "claimed #1234" not in step(learner.practice("status")[1], "Claim It")
+
+
+def test_a_claim_comment_emptied_in_the_state_is_refused(learner: Learner):
+    claimed_and_branched(learner)
+    path = learner.root / ".practice" / "state.json"
+    path.write_text(path.read_text("utf-8").replace("I'd like to work on this.", ""), "utf-8")
+    code, out = learner.practice("status")
+    assert code == 1 and "comments: a claim without a plan" in out, out
 
 
 def test_a_commit_before_the_claim(learner: Learner):
@@ -358,6 +387,22 @@ def test_a_commit_before_the_claim(learner: Learner):
     learner.practice("claim", "1234")
     out = learner.practice("status")[1]
     assert "is older than your claim" in step(out, "Claim It")
+
+
+def test_a_commit_before_the_claim_dated_in_the_future(learner: Learner):
+    learner.git("switch", "-q", "-c", "fix/1234-cosine-1d")
+    learner.fix_one_d()
+    learner.commit("Early", "-s", "--date=2030-01-01T00:00:00Z")  # the author date only
+    time.sleep(1)  # the claim's time has whole seconds: made in the next one
+    learner.practice("claim", "1234", "-m", "I'd like to work on this.")
+    out = learner.practice("status")[1]
+    assert "is older than your claim" in step(out, "Claim It")  # committed before it
+    env = {**os.environ, "GIT_COMMITTER_DATE": "2030-01-01T00:00:00Z"}
+    subprocess.run(["git", "commit", "-q", "--amend", "--no-edit"], cwd=learner.work, env=env)
+    out = learner.practice("status")[1]
+    assert "is dated in the future (2030-01-01T00:00:00+00:00)" in step(out, "Claim It")
+    learner.follow(out)  # recommitted now, after the claim
+    assert "before your first commit" in step(learner.practice("status")[1], "Claim It")
 
 
 @pytest.mark.slow  # CI runs the project's tests in subprocesses
@@ -385,6 +430,43 @@ def test_a_fix_that_breaks_2d_input(learner: Learner):
     code_step = step(out, "Code + Tests")
     assert "the project's existing test tests/test_similarity.py::" in code_step
     assert "2-D input" in code_step and "callers rely on that behaviour" in code_step
+
+
+HIDE_FAILURES = """import pytest
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    report = (yield).get_result()
+    report.outcome = "passed"
+"""
+
+
+@pytest.mark.slow  # CI runs the project's tests in subprocesses
+def test_a_conftest_that_hides_a_broken_existing_test(learner: Learner):
+    claimed_and_branched(learner)
+    learner.fix_one_d("fixed_dim0")
+    learner.write("tests/test_one_d.py", ONE_D_TEST)
+    learner.write("tests/conftest.py", HIDE_FAILURES)
+    learner.commit("Sum over dim 0", "-s")
+    code_step = step(learner.practice("check")[1], "Code + Tests")
+    assert "the project's existing test tests/test_similarity.py::" in code_step, code_step
+
+
+@pytest.mark.slow  # CI runs the project's tests in subprocesses
+def test_a_fix_for_the_issues_example_only(learner: Learner):
+    claimed_and_branched(learner)
+    path = learner.work / "simkit/similarity.py"
+    head, sep, body = path.read_text("utf-8").partition(":\n")  # upstream's, still buggy
+    path.write_text(  # the issue's answer, hard-coded after the def line
+        f"{head}{sep}    if a.dim() == 1 and a.tolist() == [1.0, 2.0, 3.0]:\n"
+        "        return torch.tensor(32.0 / (14.0**0.5 * 77.0**0.5))\n" + body,
+        "utf-8",
+    )
+    learner.write("tests/test_one_d.py", ONE_D_TEST)
+    learner.commit("Fix", "-s")
+    code_step = step(learner.practice("check")[1], "Code + Tests")
+    assert "FAILED" in code_step and "a maintainer's own test of two 1-D vectors" in code_step
 
 
 @pytest.fixture
@@ -509,7 +591,23 @@ def test_bad_arguments_get_messages(learner: Learner, tmp_path: Path):
     learner.git("push", "-q", "-u", "origin", "fix/1234-cosine-1d")
     assert "latin1.md:2: not UTF-8 text" in learner.practice("pr", "open", str(bad))[1]
     assert "cannot reset 'code'" in learner.practice("reset", "code")[1]
-    assert "exists and is not empty" in learner.practice("start", str(learner.root))[1]
+    assert "exists and is not an empty folder" in learner.practice("start", str(learner.root))[1]
+    for folder in (tmp_path, learner.work / "simkit"):  # a folder for a body: refused, named
+        code, out = learner.practice("pr", "open", str(folder))
+        assert code == 1 and f"{folder}: not a file" in out, out
+
+
+def test_start_where_no_folder_can_be_made_is_refused_naming_it(tmp_path: Path, capsys):
+    afile = tmp_path / "afile"
+    afile.write_text("mine", "utf-8")
+    cases = [(afile, "exists and is not an empty folder"), (afile / "x", "cannot make a folder")]
+    if Path("/proc/self").is_dir():  # Linux: /proc takes no new folder
+        cases.append((Path("/proc/x"), "cannot make a folder"))
+    for path, why in cases:
+        code = cli.main(["start", str(path), "--name", NAME, "--email", EMAIL])
+        out = capsys.readouterr()
+        assert code == 1 and f"{path}" in out.err + out.out and why in out.err + out.out, out
+    assert afile.read_text("utf-8") == "mine"
 
 
 def test_the_history_is_the_same_every_time(tmp_path: Path, capsys):

@@ -48,7 +48,7 @@ def test_control_characters_in_a_subject_and_an_author_name_are_escaped(learner:
     assert_escaped(out, "Fix \\x1b]0;pwned\\x07 it")
     learner.git("commit", "-q", "--amend", "-s", "--no-edit", "--author", "Eve\x1b[2J <e@x.org>")
     out = learner.practice("check")[1]
-    assert "but authored by Eve\\x1b[2J <e@x.org>" in out
+    assert "is authored by Eve\\x1b[2J <e@x.org>, not by you" in out
     assert_escaped(out)
 
 

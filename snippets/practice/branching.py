@@ -88,13 +88,13 @@ def check_branch(ws: Workspace, facts: Facts, step: Step, act: bool, done: list[
     log = git(
         "log",
         "--reverse",
-        "--format=%H%x1f%aI%x1f%an%x1f%ae%x1f%P%x1f%B%x1e",
+        "--format=%H%x1f%aI%x1f%an%x1f%ae%x1f%P%x1f%cI%x1f%B%x1e",
         f"{base}..{facts.head}",
         cwd=repo,
     )
     for entry in (e.strip("\n") for e in log.split("\x1e") if e.strip()):
-        sha, date, name, email, parents, message = entry.split("\x1f", 5)
-        facts.commits.append((sha, date, name, email, message, parents))
+        sha, date, name, email, parents, committed, message = entry.split("\x1f", 6)
+        facts.commits.append((sha, date, name, email, message, parents, committed))
     passed(step, f"on {facts.branch}, {len(facts.commits)} commit(s) ahead of upstream's main")
 
 

@@ -6,8 +6,10 @@ imports torch once for all of them):
 
 - ``branch``: the whole suite on ``head``;
 - ``existing``: upstream's own test files on ``head``'s code, so a change to an existing test
-  cannot hide a change of behaviour that callers rely on (when the pull request changes none of
-  them, these are ``branch``'s results for them: the same files on the same code);
+  cannot hide a change of behaviour that callers rely on; run with upstream's pytest
+  configuration and ``--noconftest``, so a ``conftest.py`` (or an ``addopts`` plugin) of the pull
+  request cannot rewrite their failures as passes either;
+  for a bug fix, a maintainer's own test (:data:`MAINTAINERS_TEST`) runs with them;
 - ``on_main``: the tests the pull request adds or changes on ``base``'s code, where a
   regression test must fail;
 - for a bug fix, ``wrong:<key>``: those tests on each wrong fix the checker holds
@@ -39,6 +41,29 @@ from .wrongfixes import WRONG_FIXES
 SIMILARITY = "simkit/similarity.py"
 NEEDS = ("pytest", "torch")  # what CI imports; docs/practice.md and the build's environment say so
 PYTEST_FILES = ["test_*.py", "*_test.py"]  # pytest's default ``python_files``
+# A maintainer's own check of a fix for #1234, with 1-D inputs the issue does not show, against
+# torch's own function: a fix that special-cases the issue's example passes the learner's test
+# and fails these. It runs in the ``existing`` job, as upstream's tests do, on the branch's code.
+MAINTAINERS = "tests/test_maintainers_1234.py"
+MAINTAINERS_TEST = """import pytest
+import torch
+import torch.nn.functional as F
+from simkit.similarity import cosine_similarity
+
+PAIRS = {
+    "orthogonal": ([1.0, 0.0, 0.0], [0.0, 2.0, 0.0]),
+    "parallel": ([2.0, 4.0], [1.0, 2.0]),
+    "opposite": ([0.5, -1.5, 2.0, 3.0], [-1.0, 3.0, -4.0, -6.0]),
+}
+
+
+@pytest.mark.parametrize("pair", PAIRS)
+def test_two_vectors_match_torch(pair):
+    a, b = (torch.tensor(values) for values in PAIRS[pair])
+    expected = F.cosine_similarity(a, b, dim=0)
+    assert torch.allclose(cosine_similarity(a, b).reshape(-1), expected.reshape(-1), atol=1e-6)
+"""
+PYTEST_CONFIGS = ("pytest.ini", ".pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg")
 
 
 def collected(repo: Path, commit: str) -> list[str]:
@@ -128,10 +153,11 @@ class Jobs:
             stdout=subprocess.PIPE,
         )
 
-    def pytest(self, name: str, folder: Path, targets: list[str]) -> None:
-        """The tests ``targets`` (the whole suite when empty) of the checkout ``folder``."""
+    def pytest(self, name: str, folder: Path, targets: list[str], *extra: str) -> None:
+        """The tests ``targets`` (the whole suite when empty) of the checkout ``folder``, with
+        pytest's options ``extra``."""
         junit = folder / JUNIT
-        options = ["-q", "-p", "no:cacheprovider", "-o", "junit_family=xunit1"]
+        options = ["-q", "-p", "no:cacheprovider", "-o", "junit_family=xunit1", *extra]
         argv = ["-m", "pytest", *options, f"--junitxml={junit}", *targets]
         self.add(name, folder, [str(folder)], argv, merged=True)
 
@@ -220,11 +246,6 @@ def run(repo: Path, base: str, head: str, kind: str, scratch: Path) -> dict:
             result["bench"] = _bench(code, out, err)
         else:
             result[name] = _outcomes(folders[name], code, out)
-    if "existing" not in result:
-        branch = result["branch"]
-        ours = result["base_tests"]
-        tests = {t: m for t, m in branch["tests"].items() if t.split("::")[0] in ours}
-        result["existing"] = {**branch, "tests": tests, "returncode": 0 if tests else 1}
     result["asserts"] = assertions(repo, head, list(new_tests(result)))
     shutil.rmtree(scratch, ignore_errors=True)
     return result
@@ -248,13 +269,21 @@ def _jobs(
             shutil.copy2(tests_from / test, folder / test)
         return folder
 
-    def pytest(name: str, folder: Path, targets: list[str]) -> None:
+    def pytest(name: str, folder: Path, targets: list[str], *extra: str) -> None:
         folders[name] = folder
-        jobs.pytest(name, folder, targets)
+        jobs.pytest(name, folder, targets, *extra)
 
     pytest("branch", head_dir, [])
-    if set(mine) & set(base_tests):
-        pytest("existing", checkout("existing", head_dir, base_dir, base_tests), base_tests)
+    existing = checkout("existing", head_dir, base_dir, base_tests)
+    for config in PYTEST_CONFIGS:  # upstream's own, or none where upstream has none
+        (existing / config).unlink(missing_ok=True)
+        if (base_dir / config).is_file():
+            shutil.copy2(base_dir / config, existing / config)
+    targets = base_tests
+    if kind == "bug":
+        (existing / MAINTAINERS).write_text(MAINTAINERS_TEST, "utf-8")
+        targets = [*base_tests, MAINTAINERS]
+    pytest("existing", existing, targets, "--noconftest")
     if mine:
         pytest("on_main", checkout("on_main", base_dir, head_dir, mine), mine)
         if kind == "bug":
@@ -267,7 +296,7 @@ def _jobs(
         shutil.copytree(base_dir / "benchmarks", tools)
         script = [str(tools / "bench.py"), "--json"]
         jobs.add("bench", head_dir, [str(tools)], script, merged=False)
-    return {"mine": mine, "base_tests": base_tests}, folders
+    return {"mine": mine}, folders
 
 
 def cached(

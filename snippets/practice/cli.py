@@ -96,6 +96,9 @@ def cmd_claim(args: argparse.Namespace) -> int:
         raise PracticeError(f"#{issue.number} is closed: pull request #{closer} fixed it")
     if task:
         raise PracticeError(f"you already claimed #{issue.number} on {task['claimed_at']}")
+    problem = issues.claim_problem(args.message)
+    if problem:
+        raise PracticeError(problem)
     at = issues.now()
     me = issues.login(ws.state["learner"]["name"])
     record = ws.state["issues"].setdefault(key, {})

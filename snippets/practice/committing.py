@@ -1,5 +1,5 @@
 """The Claim It and Code + Tests steps: the claim came before the first commit (compared as
-instants), every commit is signed off by its author (DCO), and CI passes on the branch with a new
+instants), every commit is yours and signed off by you (DCO), and CI passes on the branch with a new
 test that proves the fix, judged against the wrong fixes the checker holds."""
 
 from __future__ import annotations
@@ -30,13 +30,27 @@ def check_claim(ws: Workspace, facts: Facts, step: Step, act: bool, done: list[s
         )
     claimed = facts.task["claimed_at"]
     own = [c for c in facts.commits if len(c[5].split()) < 2]  # a merge is not new work
-    early = [c for c in own if trust.stamp(c[1]) < trust.stamp(claimed)]
-    if early:
-        sha, date = early[0][0], early[0][1]
+    # The author date is whatever `git commit --date` says; git sets the committer date when the
+    # commit is made. A commit counts from the earlier of the two, and neither may lie ahead of
+    # now: a commit dated 2030 was still made before the claim.
+    now = trust.stamp(issues.now())
+    for sha, authored, *_, committed in own:
+        dates = (trust.stamp(authored), trust.stamp(committed))
+        if min(dates) < trust.stamp(claimed):
+            problem = (
+                f"({min(authored, committed, key=trust.stamp)}) is older than your claim "
+                f"({claimed}): claim before you start, so nobody else does the same work"
+            )
+        elif max(dates) > now:
+            problem = (
+                f"is dated in the future ({max(authored, committed, key=trust.stamp)}): a "
+                f"commit's date says when you made it, which must be after your claim ({claimed})"
+            )
+        else:
+            continue
         return failed(
             step,
-            f"your commit {sha[:12]} ({date}) is older than your claim ({claimed}): claim "
-            "before you start, so nobody else does the same work",
+            f"your commit {sha[:12]} {problem}",
             "claim first next time; here, recommit after the claim: "
             "`git rebase --exec 'git commit --amend --no-edit --reset-author' "
             f"{ws.state['upstream_main'][:12]}`",
@@ -51,7 +65,7 @@ def check_code(ws: Workspace, facts: Facts, step: Step, act: bool, done: list[st
             f"no commits on {facts.branch} yet",
             "fix the code, add a regression test, then git commit -s",
         )
-    for sha, _, name, email, message, parents in facts.commits:
+    for sha, _, name, email, message, parents, _ in facts.commits:
         if len(parents.split()) > 1:
             continue  # a merge commit: the DCO app skips merges, as they add no new work
         subject = message.splitlines()[0] if message else ""
@@ -64,14 +78,25 @@ def check_code(ws: Workspace, facts: Facts, step: Step, act: bool, done: list[st
                 "`git commit --amend --no-edit --signoff` (the last commit) or `git rebase "
                 f"--signoff {ws.state['upstream_main'][:12]}` (all of them)",
             )
-        if (name, email) not in signed:
+        # The DCO certifies that you wrote the change: compared with the learner, not with the
+        # commit's author, which `git commit --author` sets to anyone.
+        me = (ws.state["learner"]["name"], ws.state["learner"]["email"])
+        if me not in signed:
             who = ", ".join(f"{n} <{e}>" for n, e in signed)
             return failed(
                 step,
-                f"commit {sha[:12]} “{subject}” is signed off by {who} but authored by {name} "
-                f"<{email}>",
+                f"commit {sha[:12]} “{subject}” is signed off by {who}, not by you "
+                f"({me[0]} <{me[1]}>)",
                 "sign off as yourself (your git user.name and user.email): "
                 f"`git rebase --signoff {ws.state['upstream_main'][:12]}`",
+            )
+        if (name, email) != me:
+            return failed(
+                step,
+                f"commit {sha[:12]} “{subject}” is authored by {name} <{email}>, not by you "
+                f"({me[0]} <{me[1]}>): a maintainer merges your own work under your name",
+                "author it as yourself: `git rebase --exec 'git commit --amend --no-edit "
+                f"--reset-author' {ws.state['upstream_main'][:12]}`",
             )
     base = ws.state["upstream_main"]
     result = ci.cached(

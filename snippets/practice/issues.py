@@ -41,6 +41,17 @@ def now() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+def claim_problem(text: str) -> str | None:
+    """Why a claim comment is not one, or None: the project's CONTRIBUTING.md §1 asks for the
+    plan with the claim, and an empty or one-word comment tells the others nothing."""
+    if len(text.split()) >= 2:  # "Plan: unsqueeze", the fewest words that can say what you do
+        return None
+    return (
+        f"a claim comment says what you will do (CONTRIBUTING.md §1: your plan), not {text!r}: "
+        '`./practice.py claim N -m "Plan: …"`'
+    )
+
+
 def login(name: str) -> str:
     """A GitHub-like handle for the learner's name: ``Ada Lovelace`` -> ``ada-lovelace``."""
     return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-") or "you"

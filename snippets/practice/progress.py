@@ -26,7 +26,7 @@ class Facts:
     branch: str | None = None
     head: str | None = None
     # each commit ahead of upstream's main: (sha, author date, author, email, message, parents)
-    commits: list[tuple[str, str, str, str, str, str]] = field(default_factory=list)
+    commits: list[tuple[str, str, str, str, str, str, str]] = field(default_factory=list)
     ci: dict | None = None
 
 

@@ -11,6 +11,7 @@ the checker knows for the issue) and ties a reason to it in that same sentence.
 from __future__ import annotations
 
 import re
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -73,11 +74,14 @@ def read_body(path: Path) -> str:
     """A body file's text, refused (by its size first, so a huge file is never read whole) when
     it is over GitHub's limit, not UTF-8, or empty."""
     try:
-        size = path.stat().st_size
+        info = path.stat()
     except FileNotFoundError:
         raise PracticeError(
             f"{path}: no such file: write the pull-request body there first"
         ) from None
+    if not stat.S_ISREG(info.st_mode):  # a folder, a device: nothing a body is read from
+        raise PracticeError(f"{path}: not a file: write the pull-request body in a file")
+    size = info.st_size
     if size > 4 * MAX_BODY:  # more bytes than the most characters could take in UTF-8
         raise PracticeError(f"{path}: {TOO_LONG}; this one is {size:,} bytes")
     data = path.read_bytes()

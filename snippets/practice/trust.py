@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from datetime import datetime
 
-from . import upstream
+from . import issues, upstream
 from .gitio import PracticeError, maybe
 
 SHA = re.compile(r"^[0-9a-f]{40}$")
@@ -87,6 +87,8 @@ def _issue_problem(record: object) -> str | None:
         return "comments: not a list of comments"
     if not all(_is_stamp(c["at"]) for c in comments):
         return "comments: a time without its offset"
+    if any(issues.claim_problem(c["text"]) for c in comments if c["kind"] == "claim"):
+        return "comments: a claim without a plan, which `claim` refuses"
     return None
 
 

@@ -38,10 +38,26 @@ def ci_problems(result: dict, kind: str) -> list[str]:
             "(CONTRIBUTING.md §4)",
             "add a test file tests/test_….py (or a test in one), commit with -s",
         ]
+    wrong = next(
+        (
+            (test, message.splitlines()[0])
+            for test, message in result["existing"]["tests"].items()
+            if message and test.startswith(ci.MAINTAINERS)
+        ),
+        None,
+    )
+    if wrong:
+        return [
+            f"a maintainer's own test of two 1-D vectors the issue does not show fails on your "
+            f"branch ({wrong[0]}, compared with torch.nn.functional.cosine_similarity): "
+            f"{wrong[1]}; a fix must hold for every input, not only the issue's example",
+            "fix the cause for every 1-D input, and test more than one pair (Lesson 3.6)",
+        ]
     broken = _first_failure(result["existing"])
     if broken:
         return [
-            f"the project's existing test {broken[0]} fails on your branch: {broken[1]}; "
+            f"the project's existing test {broken[0]} fails on your branch (run as upstream "
+            f"runs it, without your conftest.py): {broken[1]}; "
             "callers rely on that behaviour (CONTRIBUTING.md §4)",
             "change your code so the existing tests pass unchanged",
         ]

@@ -130,9 +130,10 @@ def build_upstream(bare: Path) -> None:
 
 def start(root: Path, name: str | None, email: str | None) -> Workspace:
     root = root.expanduser().resolve()
-    if root.exists() and any(root.iterdir()):
+    if root.exists() and (not root.is_dir() or any(root.iterdir())):
         raise PracticeError(
-            f"{root} exists and is not empty: choose a new folder (nothing there was touched)"
+            f"{root} exists and is not an empty folder: choose a new folder (nothing there was "
+            "touched)"
         )
     name = name or maybe("config", "--global", "user.name")
     email = email or maybe("config", "--global", "user.email")
@@ -143,7 +144,12 @@ def start(root: Path, name: str | None, email: str | None) -> Workspace:
             "git config --global user.email you@example.org"
             " (or pass --name and --email)"
         )
-    (root / ".practice").mkdir(parents=True)
+    try:
+        (root / ".practice").mkdir(parents=True)
+    except OSError as exc:  # a file on the way (/etc/passwd/x), a folder nobody may write (/proc)
+        raise PracticeError(
+            f"{root}: cannot make a folder there ({exc.strerror}): choose one you can write to"
+        ) from None
     bare = root / "upstream.git"
     if BUNDLE.is_file():
         git("clone", "-q", "--bare", str(BUNDLE), str(bare))

@@ -200,14 +200,27 @@ def test_a_byte_that_is_not_utf8_is_an_error_at_its_line(root):
     assert problems(root) == f"{FILE}:{line}: not UTF-8 (byte 0xff); save it as UTF-8"
 
 
+def _planted(root: Path, value: str) -> int:
+    """The committed file with ``value`` as its first row's saved bytes, written; its line."""
+    text = COMMITTED.read_text().replace('"saved_bytes": ', f'"saved_bytes": {value}, "x_": ', 1)
+    text = re.sub(r', "x_": [^,\n]*', "", text, count=1)
+    write(root, text)
+    return line_of(text, value)
+
+
+def _named(root: Path, written: str) -> int:
+    """The committed file with ``written`` (JSON string text) after its device's name; its line."""
+    text = COMMITTED.read_text()
+    name = re.search(r'"name": "([^"]*)"', text).group(1)
+    text = text.replace(f'"name": "{name}"', f'"name": "{name} {written}"', 1)
+    write(root, text)
+    return line_of(text, written)
+
+
 @pytest.mark.parametrize("sign", ["", "-"])
 def test_an_integer_longer_than_python_reads_is_an_error_at_its_line(root, sign):
     """5,000 digits: past the 4,300 Python converts, which was a ValueError from the reader."""
-    number = sign + "1" * 5000
-    text = COMMITTED.read_text().replace('"saved_bytes": ', f'"saved_bytes": {number}, "x_": ', 1)
-    text = re.sub(r', "x_": [^,\n]*', "", text, count=1)
-    write(root, text)
-    line = line_of(text, number)
+    line = _planted(root, sign + "1" * 5000)
     assert problems(root) == f"{FILE}:{line}: a 5,000-digit number is out of range"
 
 
@@ -215,11 +228,7 @@ def test_an_integer_longer_than_python_reads_is_an_error_at_its_line(root, sign)
 def test_values_nested_too_deep_are_an_error_at_the_line_they_go_too_deep(root, depth):
     """Nested arrays of 100,000 levels (200 KB) were a RecursionError from the reader; 900
     levels pass the reader and were one from the walk that finds each value's line."""
-    nested = "[" * depth + "]" * depth
-    text = COMMITTED.read_text().replace('"saved_bytes": ', f'"saved_bytes": {nested}, "x_": ', 1)
-    text = re.sub(r', "x_": [^,\n]*', "", text, count=1)
-    write(root, text)
-    line = line_of(text, nested)
+    line = _planted(root, "[" * depth + "]" * depth)
     assert problems(root) == (
         f"{FILE}:{line}: arrays and objects nested more than 32 deep; a results file needs a few "
         "levels"
@@ -244,11 +253,7 @@ def test_a_key_given_twice_in_one_object_is_an_error_at_the_second(root):
 def test_half_of_a_character_is_an_error_at_its_line(root, escape):
     """A ``\\u`` escape of a lone surrogate is valid JSON, and no text: the build crashed writing
     the search index (UTF-8 cannot hold it). A whole pair (a character past U+FFFF) is fine."""
-    text = COMMITTED.read_text()
-    name = re.search(r'"name": "([^"]*)"', text).group(1)
-    text = text.replace(f'"name": "{name}"', f'"name": "{name} {escape}"', 1)
-    write(root, text)
-    line = line_of(text, escape)
+    line = _named(root, escape)
     assert problems(root) == (
         f"{FILE}:{line}: a \\u escape names half of a character (a lone surrogate), which no text "
         "can hold; write the character itself"
@@ -256,7 +261,5 @@ def test_half_of_a_character_is_an_error_at_its_line(root, escape):
 
 
 def test_a_character_past_ffff_written_as_a_pair_of_escapes_passes(root):
-    text = COMMITTED.read_text()
-    name = re.search(r'"name": "([^"]*)"', text).group(1)
-    write(root, text.replace(f'"name": "{name}"', f'"name": "{name} \\ud83d\\ude00"', 1))
+    _named(root, "\\ud83d\\ude00")
     assert benchmarks.render_embed(["checkpointing", "table"], root, REGISTRY, strict=False)

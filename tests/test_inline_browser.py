@@ -399,7 +399,9 @@ def review_page(open_site):
         ),
         (
             "other.json",
-            progress({"abc": due_card(0, DAY * 10), "def": due_card(0, DAY * 10)}).encode(),
+            progress(
+                {"abc": due_card(DAY * 10, DAY * 20), "def": due_card(DAY * 10, DAY * 20)}
+            ).encode(),
             "none of its 2 items is in this course",
         ),
         ("huge.json", b" " * (9 * 1024 * 1024), "more than a progress file can be (8 MB)"),

@@ -265,6 +265,23 @@ def test_a_settings_error_is_reported_alone(tmp_path: Path, old: str, new: str, 
     assert report == f"mkdocs.yml:{line}: {message}"
 
 
+def test_a_settings_error_comes_without_errors_about_the_active_files_it_lists(tmp_path: Path):
+    """With the settings unread, which files they list as active is not known either: a listed
+    page of script was reported as one not listed."""
+    course = tmp_path / "course"
+    shutil.copytree(FIXTURE, course)
+    (course / "docs" / "widget.html").write_text("<p>A widget.</p>\n", "utf-8")
+    text = (course / "mkdocs.yml").read_text("utf-8")
+    listed = text.replace("languages: [en]", "languages: [en]\n      active_files: [widget.html]")
+    (course / "mkdocs.yml").write_text(listed, "utf-8")
+    assert course_check.load_checked_course(course, syntax=MKDOCS).errors == []
+    old = "deck_name: Reading Other People's Code"
+    (course / "mkdocs.yml").write_text(listed.replace(old, "deck_name: 123"), "utf-8")
+    line = listed[: listed.index(old)].count("\n") + 1
+    report = course_check.report(course_check.load_checked_course(course, syntax=MKDOCS))
+    assert report == f"mkdocs.yml:{line}: plugins.course.deck_name: missing, or not a str"
+
+
 def test_broken_yaml_names_the_line_where_what_it_breaks_opened(tmp_path: Path):
     """PyYAML gives up lines after a '[' that is never closed; the message says where it opened
     (it named only the line where the parser gave up), and no link is judged without settings."""

@@ -122,7 +122,7 @@ def assemble(
         errors.extend(page_errors)
     errors.extend(ids.duplicate_ids(pages))
     errors.extend(links.check(pages, root / docs_dir, generated=generated_files(sources.config)))
-    active = sources.config.active_files if sources.config else ()
+    active = sources.config.active_files if sources.config else None
     errors.extend(published.check(root, docs_dir, active))
     errors.extend(course_config.theme_problems(root))
     errors.extend(identity.check(root))

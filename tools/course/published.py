@@ -35,13 +35,15 @@ INERT_SUFFIXES = {".md", ".css", ".png", ".jpg", ".jpeg", ".gif", ".webp", ".avi
                   ".ipynb", ".apkg", ".zip"}  # fmt: skip
 
 
-def check(root: Path, docs_dir: str, active_files: tuple[str, ...]) -> list[CourseError]:
-    """One error per symlink leaving ``docs/`` and per active file not listed, with its path."""
+def check(root: Path, docs_dir: str, active_files: tuple[str, ...] | None) -> list[CourseError]:
+    """One error per symlink leaving ``docs/`` and per active file not listed, with its path.
+    ``active_files`` None: the settings that list them could not be read (their error says so),
+    so no file is judged as listed or not."""
     docs = root / docs_dir
     if not docs.is_dir():
         return []
     inside = docs.resolve()
-    listed = set(active_files)
+    listed = set(active_files or ())
     skip = ignored(root, docs_dir)
     errors = []
     for folder, dirs, names in os.walk(docs):  # symlinked folders are entries, not followed
@@ -62,7 +64,8 @@ def check(root: Path, docs_dir: str, active_files: tuple[str, ...]) -> list[Cour
                 continue
             if name in names and path.suffix.lower() == ".css":
                 errors += _remote_css(path, f"{docs_dir}/{rel}")
-            if name in names and rel not in listed and not _inert(path):
+            unlisted = active_files is not None and rel not in listed
+            if name in names and unlisted and not _inert(path):
                 kind = (
                     f"{path.suffix} files" if path.suffix else "a file without a suffix holding <"
                 )

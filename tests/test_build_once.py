@@ -5,9 +5,11 @@ Counted, not timed: the figures are in tests/perf/bench_scale.py.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import shutil
 import subprocess
+from concurrent.futures import Future
 from pathlib import Path
 
 import pytest
@@ -94,6 +96,72 @@ def test_a_build_parses_each_page_once_and_a_no_op_rebuild_redoes_none_of_the_ho
     assert counted["deck"] == [1]  # and a new deck
     assert set(counted["page"]) == embeds | {"lessons/01-finding-and-claiming-work.md"}
     assert len(counted["scan"]) == 1  # the other pages came out as before
+
+
+class _OnDemand(Future):
+    """A job that runs when its result is first asked for: the order of the asking shows."""
+
+    def __init__(self, run) -> None:
+        super().__init__()
+        self._run = run
+
+    def result(self, timeout=None):
+        if not self.done():
+            self.set_result(self._run())
+        return super().result(timeout)
+
+
+def test_mkdocs_reads_each_page_once_its_part_has_parsed_not_once_all_have(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    """The parse of a part of the pages runs here when the build first needs it (its other
+    jobs run at once): MkDocs reads the first page while the last part has not parsed, before
+    the course is checked whole (once), and each part parses once."""
+    root = copy_course(tmp_path / "course")
+    shutil.rmtree(root / ".cache" / "build", ignore_errors=True)
+    events: list[tuple[str, object]] = []
+
+    class PartsOnDemand(background.Background):
+        def submit(self, fn, /, *args, **kwargs):
+            if fn is not parser.parse_files:
+                return background._done(fn, *args, **kwargs)
+
+            def parse():
+                events.append(("parsed", tuple(args[2])))
+                return fn(*args, **kwargs)
+
+            return _OnDemand(parse)
+
+    @contextlib.contextmanager
+    def pool():
+        yield PartsOnDemand()
+
+    real_page, real_assemble = site_pages.render_page, parser.assemble
+
+    def render_page(page, *args, **kwargs):
+        events.append(("read", page.docs_path))
+        return real_page(page, *args, **kwargs)
+
+    def assemble(*args, **kwargs):
+        events.append(("checked whole", None))
+        return real_assemble(*args, **kwargs)
+
+    monkeypatch.setattr(background, "build_pool", pool)
+    monkeypatch.setattr(site_pages, "render_page", render_page)
+    monkeypatch.setattr(parser, "assemble", assemble)
+    cli.build_site(tmp_path / "site", root=root)
+
+    kinds = [kind for kind, _ in events]
+    parts = [run for kind, run in events if kind == "parsed" and run]
+    pages = sorted(p.relative_to(root).as_posix() for p in (root / "docs").rglob("*.md"))
+    assert sorted(path for run in parts for path in run) == pages  # each part parsed once
+    assert len(parts) > 2
+    assert kinds.index("read") < max(
+        i for i, (k, run) in enumerate(events) if k == "parsed" and run
+    )
+    assert kinds.count("checked whole") == 1
+    assert kinds.index("read") < kinds.index("checked whole")
+    assert (tmp_path / "site" / "index.html").is_file()
 
 
 def test_checking_a_benchmark_embed_does_not_render_it(monkeypatch: pytest.MonkeyPatch):

@@ -161,7 +161,7 @@ def build_site(site_dir: Path, *, root: Path = ROOT, strict_results: bool = Fals
 
     # The build's one worker pool; a signal ends the build, and the staging folder goes.
     with build_staging.signals_end_the_build() as interrupts, workers.build_pool() as pool:
-        checked = course_check.start_checking(
+        checking = course_check.start_checking(
             root, syntax=MKDOCS, strict_results=strict_results, workers=pool
         )
         build_staging.remove_abandoned_staging(site_dir.parent)
@@ -169,7 +169,8 @@ def build_site(site_dir: Path, *, root: Path = ROOT, strict_results: bool = Fals
             course = mkdocs_build.build(
                 root / "mkdocs.yml",
                 staging,
-                lambda: _without_problems(checked()),
+                checking,
+                lambda: _without_problems(checking()),
                 strict_results=strict_results,
                 pool=pool,
             )
@@ -238,8 +239,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     def problems() -> str | None:
         with workers.build_pool() as pool:
-            course = course_check.load_checked_course(args.course, syntax=MKDOCS, workers=pool)
-        last[:] = [course]
+            checking = course_check.start_checking(args.course, syntax=MKDOCS, workers=pool)
+            course = checking()
+        last[:] = [checking]
         return None if _without_problems(course) else course_check.report(course)
 
     mkdocs_build.serve(

@@ -3,10 +3,10 @@ in this process.
 
 MkDocs builds on one core. A build makes one pool (:func:`build_pool`: the CLI's build, which
 hands it to the course plugin, or the plugin's when MkDocs runs on its own) and decides what
-runs there: the course's pages are parsed
-by both workers while MkDocs loads (:func:`tools.course.check.start_checking`), when this
-process has little else to do. Some of the plugin's work needs none of MkDocs' results and is
-needed only when the build ends: the deck (read from :mod:`tools.anki.deck_cache` or built),
+runs there: the course's pages are parsed by both workers while MkDocs loads and starts
+reading them (:func:`tools.course.check.start_checking`; MkDocs waits only for the page it
+reads). Some of the plugin's work needs none of MkDocs' results and is needed only when the
+build ends: the deck (read from :mod:`tools.anki.deck_cache` or built),
 the review page's data, the search entries of cards and questions, and the scans of every page
 for its items, for script and for remote loads. The plugin runs it in one worker, one job at a time
 (:meth:`Background.limit`), on the second core while MkDocs renders on the first (a second busy
@@ -33,6 +33,10 @@ from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from typing import Any
 
 WORKERS = 2
+# The workers' scheduling priority below the build's: MkDocs, in the build's process, is what
+# the build waits for, and while the pages parse three processes share two cores. The workers'
+# jobs are needed only when a page is read or the build ends, and they get the CPU MkDocs leaves.
+NICENESS = 10
 BATCH = 16  # small jobs sent to a worker as one: each job sent costs this process its own work
 
 
@@ -130,8 +134,11 @@ def _start_worker(parent: int) -> None:
     settings, the course read so far) is moved out of the collector's sight, so the collections
     its jobs trigger walk only what the jobs make. A job (a page's parse, the deck) makes many
     small objects, and each full collection would otherwise walk every inherited one too,
-    touching and so copying pages the fork shares with the build."""
+    touching and so copying pages the fork shares with the build.
+
+    The worker then yields the CPU to the process that forked it (:data:`NICENESS`)."""
     gc.freeze()
+    os.nice(NICENESS)
     _die_with(parent)
 
 

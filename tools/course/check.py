@@ -10,7 +10,8 @@ them, while the CLI loads MkDocs (:func:`start_checking`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
+from concurrent.futures import Future
 from pathlib import Path
 
 from ..buildkit.digest import Digest
@@ -51,8 +52,9 @@ def start_checking(
     sources = parser.course_sources(root, docs)
     files, languages = list(sources.files), sources.languages
     if workers is None:
-        done = parser.parse_files(root, docs, files, languages, syntax)
-        parts: list[Callable[[], list]] = [lambda: done]
+        runs = [files]
+        parts: list[Future] = [Future()]
+        parts[0].set_result(parser.parse_files(root, docs, files, languages, syntax))
     else:
         # More parts than workers: each part's pages come back, and are read in by this
         # process, while the workers parse the next ones, so only the last part's wait for that.
@@ -61,27 +63,32 @@ def start_checking(
         n = workers.workers * PARTS_PER_WORKER
         runs = [files[len(files) * i // n : len(files) * (i + 1) // n] for i in range(n)]
         parts = [
-            workers.submit(parser.parse_files, root, docs, run, languages, syntax).result
-            for run in runs
+            workers.submit(parser.parse_files, root, docs, run, languages, syntax) for run in runs
         ]
-    return Checking(root, docs, sources, parts, strict_results)
+    return Checking(root, docs, sources, runs, parts, strict_results)
 
 
 class Checking:
     """A course whose pages are being parsed (:func:`start_checking`): call it for the checked
-    course. A caller with work to do on each page (the deck) does it in :meth:`pages`, while the
-    pages after it still parse."""
+    course. A caller with work to do on each page does it while the pages after it still parse:
+    the deck in :meth:`pages`, the site as MkDocs reaches each page (:meth:`page`)."""
 
     def __init__(
         self,
         root: Path,
         docs: str,
         sources: parser.Sources,
-        parts: list[Callable[[], list]],
+        runs: list[list[str]],
+        parts: list[Future],
         strict_results: bool,
     ) -> None:
+        """``runs``: the course's pages (paths from the root) in its order, in runs; ``parts``:
+        the parse of each run (:func:`tools.course.parser.parse_files`), under way."""
         self.root, self.docs, self.sources = root, docs, sources
         self._parts, self._strict_results = parts, strict_results
+        self._part_of = {path: part for run, part in zip(runs, parts, strict=True) for path in run}
+        self._parsed: dict[str, tuple[Page | None, list[CourseError]]] = {}  # path -> its parse
+        self._course: Course | None = None
         # Read now, not with the pages: the deck is made from them while the pages parse.
         config = sources.config
         self._templates = note_templates.problems(root, config.deck_templates) if config else []
@@ -92,20 +99,42 @@ class Checking:
         they name, have errors: nothing is to be made from them)."""
         return None if self._templates else self.sources.config
 
+    @property
+    def parsed(self) -> bool:
+        """Whether every page is back from the parse: calling the check then waits for none."""
+        return all(part.done() for part in self._parts)
+
+    @property
+    def finished(self) -> bool:
+        """Whether the course was checked whole (called once): it then needs no worker again."""
+        return self._course is not None
+
     def pages(self) -> Iterator[Page]:
         """The pages that parsed, in the course's order (that of the checked course's pages,
         the same objects), each as soon as its part is back; not yet checked together."""
         for part in self._parts:
-            yield from (page for _, page, _ in part() if page is not None)
+            yield from (page for _, page, _ in part.result() if page is not None)
+
+    def page(self, docs_path: str) -> tuple[Page | None, list[CourseError]]:
+        """The page at ``docs_path`` (from the docs folder) and its own problems, as soon as its
+        part is back (the same object as the checked course's page); the course-wide rules are
+        not checked yet. ``(None, [])`` for a file that is not one of the course's pages."""
+        path = (self.root / self.docs / docs_path).relative_to(self.root).as_posix()
+        part = self._part_of.get(path)
+        if part is not None and path not in self._parsed:
+            self._parsed.update((rel, (page, errors)) for rel, page, errors in part.result())
+        return self._parsed.get(path, (None, []))
 
     def __call__(self) -> Course:
-        parsed = (row for part in self._parts for row in part())
-        course = parser.assemble(self.root, self.docs, self.sources, parsed)
-        course.errors.extend(self._templates)
-        course.errors.extend(navigation.problems(self.root, self.docs, self.sources.files))
-        _check_embeds(course, self.root, self._strict_results)
-        course.errors.sort(key=lambda error: error.location)
-        return course
+        if self._course is None:
+            parsed = (row for part in self._parts for row in part.result())
+            course = parser.assemble(self.root, self.docs, self.sources, parsed)
+            course.errors.extend(self._templates)
+            course.errors.extend(navigation.problems(self.root, self.docs, self.sources.files))
+            _check_embeds(course, self.root, self._strict_results)
+            course.errors.sort(key=lambda error: error.location)
+            self._course = course
+        return self._course
 
 
 def _check_embeds(course: Course, root: Path, strict_results: bool) -> None:

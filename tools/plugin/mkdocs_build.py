@@ -1,5 +1,5 @@
 """The site built by MkDocs in the CLI's own process, which hands the course plugin the course
-it checked (:func:`tools.course.check.load_checked_course`) and its worker pool, so the course is
+it is checking (:func:`tools.course.check.start_checking`) and its worker pool, so the course is
 not parsed again; and the live preview (:func:`serve`), which checks the course the same way
 before each rebuild.
 
@@ -10,6 +10,7 @@ pages parse in the background while MkDocs loads.
 from __future__ import annotations
 
 import contextlib
+import functools
 import gc
 import html
 import logging
@@ -25,27 +26,41 @@ from urllib.parse import urlsplit
 from ..buildkit import buildinfo
 from ..buildkit.workers import Background
 from ..course import config as course_config
+from ..course.check import Checking
 from ..course.model import Course
 
 
 def build(
     config_file: Path,
     site_dir: Path,
+    course: Checking,
     checked: Callable[[], Course | None],
     *,
     strict_results: bool,
     pool: Background,
 ) -> Course:
-    """``mkdocs build --strict`` of ``config_file`` into ``site_dir``, in this process, once
-    ``checked()`` (the course, parsed in ``pool`` while MkDocs loads; None after it reported its
-    problems) has no problems.
+    """``mkdocs build --strict`` of ``config_file`` into ``site_dir``, in this process, of
+    ``course``, whose pages parse in ``pool`` while MkDocs loads and reads them; ``checked()``
+    is the whole course checked, or None after it reported its problems, which stop the build.
     """
-    with _mkdocs_process(config_file, strict_results):
-        return _build(config_file, site_dir, checked, pool)
+    with _mkdocs_process(config_file, strict_results) as messages:
+        messages.hold()
+
+        @functools.cache
+        def shown() -> Course | None:  # MkDocs' messages held back until the course is checked
+            checked_course = checked()
+            messages.end_hold(show=checked_course is not None)
+            return checked_course
+
+        return _build(config_file, site_dir, course, shown, pool)
 
 
 def _build(
-    config_file: Path, site_dir: Path, checked: Callable[[], Course | None], pool: Background
+    config_file: Path,
+    site_dir: Path,
+    course: Checking,
+    checked: Callable[[], Course | None],
+    pool: Background,
 ) -> Course:
     # Imported before the ``try`` that names MkDocsException: an interruption while they load
     # is then a KeyboardInterrupt, not an error about a name the ``except`` cannot find.
@@ -60,28 +75,29 @@ def _build(
             if checked() is None:  # the course's report names the lines
                 raise SystemExit(1) from None
             raise
-        course = checked()  # its pages parsed while MkDocs loaded
-        if course is None:
-            raise SystemExit(1)
-        _course_plugin(config).use(course, pool)
+        _course_plugin(config).use(course, pool, checked)
         config.plugins.on_startup(command="build", dirty=False)
-        # The checked course, MkDocs' settings and every module loaded so far live until the
-        # build ends: out of the collector's sight, its collections while MkDocs renders the
-        # pages skip them instead of walking them again each time.
+        # MkDocs' settings and every module loaded so far live until the build ends: out of the
+        # collector's sight, its collections while MkDocs renders the pages skip them instead of
+        # walking them again each time.
         gc.freeze()
         try:
             build(config)
+        except MkDocsException:
+            if checked() is None:  # what MkDocs failed on, the course's report names first
+                raise SystemExit(1) from None
+            raise
         finally:
             gc.unfreeze()
             config.plugins.on_shutdown()
-        return course
+        return checked()
     except MkDocsException as exc:
         print(f"ERROR   -  {exc}", file=sys.stderr)
         raise SystemExit(f"mkdocs build failed; {site_dir.name} was discarded") from None
 
 
 @contextlib.contextmanager
-def _mkdocs_process(config_file: Path, strict_results: bool) -> Iterator[None]:
+def _mkdocs_process(config_file: Path, strict_results: bool) -> Iterator[_Messages]:
     """MkDocs' settings for this process while it builds, undone after: its environment, its
     messages on stderr, and the course's folder as the working directory.
 
@@ -95,9 +111,10 @@ def _mkdocs_process(config_file: Path, strict_results: bool) -> Iterator[None]:
     cwd = Path.cwd()
     os.chdir(config_file.parent)
     try:
-        yield
+        yield handler
     finally:
         os.chdir(cwd)
+        handler.end_hold(show=True)
         logging.getLogger("mkdocs").removeHandler(handler)
         for name, value in saved.items():
             if value is None:
@@ -117,13 +134,13 @@ def _course_plugin(config: Any) -> Any:
 def serve(
     config_file: Path,
     problems: Callable[[], str | None],
-    checked: Callable[[], Course],
+    checked: Callable[[], Checking],
     *,
     dev_addr: str | None = None,
 ) -> None:
     """``mkdocs serve`` of ``config_file``, built as :func:`build` builds (strict, after
     ``problems()`` has printed the course's warnings and problems and returned those problems,
-    or None; the plugin then builds ``checked()``, the course it checked), until Ctrl-C.
+    or None; the plugin then builds ``checked()``, the course it checked whole), until Ctrl-C.
 
     A build that fails leaves the server answering every page at once with an error page that
     holds the failure (the course's ``path:line: message`` lines) and reloads itself when a
@@ -249,10 +266,35 @@ def error_page(failure: str) -> str:
     )
 
 
-def _mkdocs_log_handler() -> logging.Handler:
-    """MkDocs' messages on stderr as its own command prints them (its CLI is not running)."""
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter("%(levelname)-7s -  %(message)s"))
+class _Messages(logging.StreamHandler):
+    """MkDocs' messages on stderr as its own command prints them (its CLI is not running), or
+    held back (:meth:`hold`) while the course is still being checked: MkDocs reads pages
+    meanwhile, and its warnings about what the course's check reports with file and line (a
+    broken link) would come first and name no line. A course with problems drops them."""
+
+    def __init__(self) -> None:
+        super().__init__(sys.stderr)
+        self.setFormatter(logging.Formatter("%(levelname)-7s -  %(message)s"))
+        self.held: list[logging.LogRecord] | None = None
+
+    def hold(self) -> None:
+        self.held = []
+
+    def end_hold(self, *, show: bool) -> None:
+        """Print the messages held, or drop them; from now on print each as it comes."""
+        held, self.held = self.held or [], None
+        for record in held if show else ():
+            super().emit(record)
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if self.held is None:
+            super().emit(record)
+        else:
+            self.held.append(record)
+
+
+def _mkdocs_log_handler() -> _Messages:
+    handler = _Messages()
     logger = logging.getLogger("mkdocs")
     logger.addHandler(handler)
     logger.setLevel(logging.INFO)

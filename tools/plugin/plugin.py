@@ -9,14 +9,16 @@ dropped when the build ends; each event method forwards to it.
 
 The plugin has ``on_startup``, so ``mkdocs serve`` keeps this object across rebuilds: it keeps
 the checked course while its sources stay as they were, and parses again only after an edit.
-Under ``python3 -m tools build`` MkDocs runs in the CLI's process, which has already checked the
+Under ``python3 -m tools build`` MkDocs runs in the CLI's process, which has started checking the
 course in its worker pool: the CLI hands both over (:meth:`CoursePlugin.use`), so each page is
-parsed once per build.
+parsed once per build. Either way MkDocs reads each page as soon as that page has parsed
+(:class:`~tools.plugin.site_build.SiteBuild`), not once all have.
 """
 
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Callable
 from pathlib import Path
 
 from jinja2 import Environment
@@ -29,46 +31,57 @@ from mkdocs.utils.templates import TemplateContext
 
 from ..buildkit import buildinfo, workers
 from ..course import check as course_check
+from ..course.check import Checking
 from ..course.model import Course
 from . import assets, nav_memo, offline, template_bytecode
 from .settings import CourseSettings
 from .site_build import SiteBuild
 from .syntax import MKDOCS
 
+# What the CLI hands the plugin: the course being checked, its pool, its way to report problems.
+Handed = tuple[Checking, workers.Background | None, Callable[[], Course | None] | None]
+
 
 class CoursePlugin(BasePlugin[CourseSettings]):
     def __init__(self) -> None:
         self.build: SiteBuild | None = None  # the build under way, from on_config to its end
-        self._handed: tuple[Course, workers.Background | None] | None = None  # the CLI's: use()
-        self._checked: tuple[tuple, Course] | None = None  # (sources' stamp, course), for serve
+        self._handed: Handed | None = None  # the CLI's: use()
+        self._checked: tuple[tuple, Checking] | None = None  # (sources' stamp, check), for serve
         self._pool = contextlib.ExitStack()  # the worker pool this plugin made, if it made one
 
-    def use(self, course: Course, pool: workers.Background | None = None) -> None:
-        """Build with this checked course (the CLI's), and with its worker pool when given one."""
-        self._handed = (course, pool)
+    def use(
+        self,
+        course: Checking,
+        pool: workers.Background | None = None,
+        checked: Callable[[], Course | None] | None = None,
+    ) -> None:
+        """Build this course (the CLI's, being checked in ``pool`` when given one), its problems
+        reported by ``checked`` when given one (:class:`~tools.plugin.site_build.SiteBuild`)."""
+        self._handed = (course, pool, checked)
 
     def on_startup(self, *, command: str, dirty: bool) -> None:
         """Present so that ``mkdocs serve`` keeps this object, and what it checked, between
         rebuilds."""
 
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
-        course, pool = self._handed or (None, None)
+        course, pool, checked = self._handed or (None, None, None)
         if pool is None:
             pool = self._pool.enter_context(workers.build_pool())
         if course is None:
             course = self._course(config, pool)
-        self.build = SiteBuild(config, course, pool)  # on_build_error closes the pool if not
+        self.build = SiteBuild(config, course, pool, checked)  # on_build_error closes the pool
         # the engine's stylesheets and scripts (package data) and the course's benchmark assets
         assets.add_to_config(config, self.build.course_assets)
         self.build.configure(config)
         return config
 
-    def _course(self, config: MkDocsConfig, pool: workers.Background) -> Course:
-        """The course checked, or the one checked before while its sources are unchanged."""
+    def _course(self, config: MkDocsConfig, pool: workers.Background) -> Checking:
+        """The course being checked, or the one checked whole before while its sources are
+        unchanged (one whose build stopped before that parses again: its pool is gone)."""
         root = Path(config.config_file_path).resolve().parent
         stamp = course_check.sources_stamp(root)
-        if self._checked is None or self._checked[0] != stamp:
-            course = course_check.load_checked_course(
+        if self._checked is None or self._checked[0] != stamp or not self._checked[1].finished:
+            course = course_check.start_checking(
                 root, syntax=MKDOCS, strict_results=buildinfo.strict_results(), workers=pool
             )
             self._checked = (stamp, course)
@@ -88,9 +101,12 @@ class CoursePlugin(BasePlugin[CourseSettings]):
         return nav
 
     def on_env(self, env: Environment, *, config: MkDocsConfig, files: Files) -> Environment:
-        """Material's navigation, each part that does not hold the page rendered once
-        (:mod:`tools.plugin.nav_memo`): the same HTML, without rendering it all for every page;
-        and the templates compiled once per environment (:mod:`tools.plugin.template_bytecode`)."""
+        """Every page read: the course checked whole (a problem stops the build here, before
+        any page is written). Material's navigation, each part that does not hold the page
+        rendered once (:mod:`tools.plugin.nav_memo`): the same HTML, without rendering it all for
+        every page; and the templates compiled once per environment
+        (:mod:`tools.plugin.template_bytecode`)."""
+        self.build.checked_course()
         return template_bytecode.install(nav_memo.install(env))
 
     @event_priority(-100)  # after mkdocs-jupyter has set the page's rendering up

@@ -1,16 +1,19 @@
 """The state of one build of the site, from ``on_config`` to ``on_post_build``: what the course
 plugin (:mod:`tools.plugin.plugin`) does at each of MkDocs' events, on the plain-Python engine.
 
-- configure (``on_config``): the course, parsed and checked before MkDocs touches ``site/``
-  (any problem stops the build with every ``path:line: message``, and nothing already built is
-  lost), and the notebook plugin's settings.
+- configure (``on_config``): the notebook plugin's settings. The course's pages are still being
+  parsed, in the build's workers, while MkDocs reads them: MkDocs waits for none of it here.
 - files (``on_files``): leave out the files git ignores under the docs folder
   (:mod:`tools.course.published`), add the Anki deck to the site's files, for the download
   links, and the review page's item data (:mod:`tools.plugin.review`) when the course's scripts
-  include it; both are made in the background (:mod:`tools.buildkit.workers`).
-- page_markdown: replace flashcards, quizzes and benchmark embeds by placeholders, and render
-  their HTML (:mod:`tools.plugin.pages`); write the home page's learning path from ``nav``
-  (:mod:`tools.plugin.learning_path`).
+  include it; both are made in the background (:mod:`tools.buildkit.workers`) from the course
+  checked whole (:meth:`SiteBuild.checked_course`).
+- page_markdown: wait for the page's own parse (a page with a problem, or with embeds, for the
+  whole check: any problem stops the build with every ``path:line: message``, and nothing
+  already built is lost), replace flashcards, quizzes and benchmark embeds by placeholders,
+  and render their HTML (:mod:`tools.plugin.pages`); write the home page's learning path from
+  ``nav`` (:mod:`tools.plugin.learning_path`). Once every page has parsed, the course is
+  checked whole and its deck started; ``on_env``, after the last page, waits for that.
 - page_content: turn the math that pymdownx.arithmatex marks, and the ``$...$`` of a notebook's
   Markdown cells, into MathML (no JS, no network) and put the embeds' HTML in place of their
   placeholders.
@@ -52,6 +55,7 @@ from ..course import check as course_check
 from ..course import config as course_config
 from ..course import notes, published, sanitize
 from ..course.model import Course
+from ..course.model import Page as CoursePage
 from ..render import mathml
 from . import assets as site_assets
 from . import lab, learning_path, offline, outputs, review
@@ -73,9 +77,17 @@ def course_download(target: str, root: Path) -> bytes:
 class SiteBuild:
     """The state of one build of the site, from ``on_config`` to ``on_post_build``."""
 
-    def __init__(self, config: MkDocsConfig, course: Course, background: Background) -> None:
-        """``course`` is checked (:func:`tools.course.check.load_checked_course`); one with
-        problems stops the build here. ``background`` is the build's worker pool."""
+    def __init__(
+        self,
+        config: MkDocsConfig,
+        course: course_check.Checking,
+        background: Background,
+        checked: Callable[[], Course | None] | None = None,
+    ) -> None:
+        """``course`` is being checked (:func:`tools.course.check.start_checking`), in
+        ``background``, the build's worker pool. ``checked()`` waits for the whole check and
+        returns the course, or reports its problems and returns None; without it, the problems
+        are this build's error. A course whose settings have problems stops the build here."""
         self.root = Path(config.config_file_path).resolve().parent
         # The docs folder as messages name it: from the course's folder, like the course's.
         self.docs_name = Path(os.path.relpath(config.docs_dir, self.root)).as_posix()
@@ -86,9 +98,13 @@ class SiteBuild:
         # Background jobs, and what to do with each result once the pages are built.
         self.pending: list[tuple[Future, Callable[[Any], None]]] = []
         self.background = background
-        if course.errors:
-            raise PluginError("the course sources have problems:\n" + course_check.report(course))
-        self.course = course
+        self.checking, self._checked = course, checked or _problems_raised(course)
+        self.course: Course | None = None  # the course checked whole (checked_course)
+        self.config = course.config
+        self.site = Path(config.site_dir)
+        self.review_url = ""  # the review page's address, once MkDocs has found it (add_files)
+        if self.config is None:  # its settings have problems (no page can be built without them)
+            self.checked_course()
         self.benchmarks = course_config.benchmarks(self.root)  # what its embeds may name
         self.course_assets = site_assets.course_assets(self.benchmarks)  # their views' files
         self.outputs = outputs.Outputs()  # what the site folder may hold at the end
@@ -128,68 +144,75 @@ class SiteBuild:
             file = files.get_file_from_path(ignored)
             if file is not None:  # git ignores it: not part of the site
                 files.remove(file)
-        site = Path(config.site_dir)
-        deck_file = self.course.config.deck_file
-        memo = self._review_memo(files) if self.reviewed else (None, None, None)
-        key, generated, review_url = memo
-        job = self.background.submit(
-            background_files,
-            self.course,
-            root=self.root,
-            timestamp=course_config.timestamp(self.root, self.course.config),
-            reviewed=self.reviewed,
-            review_page=review_url,
-        )
-        files.append(File.generated(config, deck_file, content=b""))
-        practice = self.course.config.practice_download  # the practice workspace's zip
+        files.append(File.generated(config, self.config.deck_file, content=b""))
+        practice = self.config.practice_download  # the practice workspace's zip
         if practice:
             zipped = self.background.submit(
                 course_download,
                 course_config.course_function(self.root, "practice_bundle"),
                 self.root,
             )
-            self.pending.append((zipped, lambda data: self.publish(site, practice, data)))
+            self.pending.append((zipped, lambda data: self.publish(self.site, practice, data)))
             files.append(File.generated(config, practice, content=b""))
-        if not self.reviewed:  # this course has no review page
-            self.pending.append((job, lambda made: self.publish(site, deck_file, made[0])))
-            return files
-
-        def write_deck(made: tuple[bytes, Any, bytes]) -> None:  # and its collection, for Anki
-            self.publish(site, deck_file, made[0])
-            self.publish(site, review.ANKI_FILE, made[2])
-
-        self.pending.append((job, write_deck))
-        files.append(File.generated(config, review.ANKI_FILE, content=""))
-        if generated is MISSING:
-
-            def write(made: tuple[bytes, dict[str, str], bytes]) -> None:
-                self.memo.put(key, made[1])
-                for name, text in made[1].items():
-                    self.publish(site, name, text.encode("utf-8"))
-
-            self.pending.append((job, write))
-            generated = dict.fromkeys(review.SITE_FILES, "")
-        else:
-            self.memo.put(key, generated)
-        for path, text in generated.items():
-            files.append(File.generated(config, path, content=text))
+        if self.reviewed:  # the deck as the review page's script, and its data: written at the end
+            review_page = files.get_file_from_path(review.REVIEW_PAGE)
+            if review_page is None:
+                raise PluginError(
+                    f"{self.docs_name}/{review.REVIEW_PAGE} is missing: "
+                    "the header's Review link needs it"
+                )
+            self.review_url = review_page.url
+            for path in (review.ANKI_FILE, *review.SITE_FILES):
+                files.append(File.generated(config, path, content=b""))
         return files
 
-    def _review_memo(self, files: Files) -> tuple[str, Any, str | None]:
-        """The review data's memo key, the data found under it (or MISSING), and the review
-        page's address when the data is to be made."""
-        review_page = files.get_file_from_path(review.REVIEW_PAGE)
-        if review_page is None:
-            raise PluginError(
-                f"{self.docs_name}/{review.REVIEW_PAGE} is missing: "
-                "the header's Review link needs it"
+    def checked_course(self) -> Course:
+        """The course checked whole, waited for; a course with problems stops the build here.
+        The first time, the deck and the review page's data start in the background."""
+        if self.course is not None:
+            return self.course
+        course = self._checked()
+        if course is None:  # its problems are reported
+            raise SystemExit(1)
+        self.course = course
+        deck_file = course.config.deck_file
+        key, generated = None, None
+        if self.reviewed:  # its data is made from the items and the settings: keyed on both
+            pages = (f"{p.docs_path}\0{p.title}\0" + "\n".join(p.lines) for p in course.pages)
+            key, generated = self.memo.find(
+                "review", (self.review_url, repr(course.config), *pages)
             )
-        # The data is made from the pages' items and the course's settings: keyed on all of both.
-        pages = (f"{p.docs_path}\0{p.title}\0" + "\n".join(p.lines) for p in self.course.pages)
-        key, generated = self.memo.find(
-            "review", (review_page.url, repr(self.course.config), *pages)
+        job = self.background.submit(
+            background_files,
+            course,
+            root=self.root,
+            timestamp=course_config.timestamp(self.root, course.config),
+            reviewed=self.reviewed,
+            review_page=self.review_url if generated is MISSING else None,
         )
-        return key, generated, review_page.url if generated is MISSING else None
+
+        def write(made: tuple[bytes, dict[str, str] | None, bytes | None]) -> None:
+            self.publish(self.site, deck_file, made[0])
+            if not self.reviewed:  # this course has no review page
+                return
+            self.publish(self.site, review.ANKI_FILE, made[2])  # the deck's collection, for Anki
+            data = generated if made[1] is None else made[1]
+            self.memo.put(key, data)
+            for name, text in data.items():
+                self.publish(self.site, name, text.encode("utf-8"))
+
+        self.pending.append((job, write))
+        return course
+
+    def course_page(self, page: Page) -> CoursePage | None:
+        """The course's page of MkDocs' ``page``, as soon as it has parsed. One with problems,
+        or with embeds (whose results the whole check reads), waits for the whole check."""
+        found, problems = self.checking.page(page.file.src_uri)
+        if problems or (found is not None and found.embeds):
+            self.checked_course()
+        if self.course is None and self.checking.parsed:  # the last page is back
+            self.checked_course()
+        return found
 
     def publish(self, site: Path, name: str, data: bytes) -> None:
         """Write a generated file into the site, as one of the files it may hold."""
@@ -219,7 +242,7 @@ class SiteBuild:
         page.render = render_executed
 
     def page_markdown(self, markdown: str, page: Page) -> str:
-        course_page = self.course.page(page.file.src_uri)
+        course_page = self.course_page(page)
         if course_page is None:
             return markdown
 
@@ -269,7 +292,7 @@ class SiteBuild:
         blocks = self.blocks.pop(page.file.src_uri, [])
         if blocks:
             page.content = self.fill(page.content, blocks, items=True, page=page)
-            course_page = self.course.page(page.file.src_uri)
+            course_page = self.course_page(page)
             if course_page:  # each item in place, once: read in the background, like the scans
                 anchors = site_pages.item_anchors(course_page)
                 lost = self.background.submit_small(site_pages.lost_items, page.content, anchors)
@@ -293,7 +316,7 @@ class SiteBuild:
 
     def fill(self, html: str, blocks: list[PageBlock], *, items: bool, page: Page) -> str:
         """:func:`tools.plugin.pages.fill_blocks`, its problems as ``path:line`` build errors."""
-        course_page = self.course.page(page.file.src_uri)
+        course_page = self.course_page(page)
         try:
             return site_pages.fill_blocks(html, blocks, items=items, page=course_page)
         except site_pages.SiteError as exc:
@@ -336,6 +359,18 @@ class SiteBuild:
                 f"the site folder holds what the build did not make ({len(found)}):\n  {shown}\n"
                 "Something the build ran (a lab cell, a snippet) wrote it; nothing was published."
             )
+
+
+def _problems_raised(checking: course_check.Checking) -> Callable[[], Course]:
+    """The whole check of ``checking``, its problems (each ``path:line: message``) raised."""
+
+    def checked() -> Course:
+        course = checking()
+        if course.errors:
+            raise PluginError("the course sources have problems:\n" + course_check.report(course))
+        return course
+
+    return checked
 
 
 def background_files(

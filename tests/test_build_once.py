@@ -164,6 +164,25 @@ def test_mkdocs_reads_each_page_once_its_part_has_parsed_not_once_all_have(
     assert (tmp_path / "site" / "index.html").is_file()
 
 
+def test_pages_parse_in_the_order_mkdocs_reads_them(tmp_path: Path):
+    """The parts go to the workers in MkDocs' reading order (``reading_order``): a folder's
+    files, index or README first, before its subfolders; here and in this course."""
+    from mkdocs.config import load_config
+    from mkdocs.structure.files import get_files
+
+    names = ["z.md", "a.md", "b/x.md", "B.md", "b/index.md", "a.b.md", "a-b/x.md"]
+    names += ["b/c/README.md", "b/c/a.md", "index.md", "b/zz.md", "README.md", "indexes.md"]
+    for name in names:
+        (tmp_path / "docs" / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "docs" / name).write_text("# x\n", "utf-8")
+    (tmp_path / "mkdocs.yml").write_text("site_name: x\n", "utf-8")
+    for root in (tmp_path, ROOT):
+        config = load_config(str(root / "mkdocs.yml"))
+        read = [f.src_uri for f in get_files(config).documentation_pages()]
+        assert len(read) > 10
+        assert sorted(read, key=MKDOCS.reading_order) == read
+
+
 def test_checking_a_benchmark_embed_does_not_render_it(monkeypatch: pytest.MonkeyPatch):
     def refuse(*args, **kwargs):
         raise AssertionError("check rendered an embed")

@@ -58,10 +58,13 @@ def start_checking(
     else:
         # More parts than workers: each part's pages come back, and are read in by this
         # process, while the workers parse the next ones, so only the last part's wait for that.
-        # Each part is a run of pages in the course's order, and the parts are sent in that
-        # order, so the first pages are back while the last still parse (Checking.pages).
+        # Each part is a run of pages in the order the site generator reads them, and the parts
+        # are sent in that order, so the first pages it reads are back first (Checking.page).
         n = workers.workers * PARTS_PER_WORKER
-        runs = [files[len(files) * i // n : len(files) * (i + 1) // n] for i in range(n)]
+        order = sorted(
+            files, key=lambda rel: syntax.reading_order(parser.path_in_docs(root, docs, rel))
+        )
+        runs = [order[len(order) * i // n : len(order) * (i + 1) // n] for i in range(n)]
         parts = [
             workers.submit(parser.parse_files, root, docs, run, languages, syntax) for run in runs
         ]
@@ -82,8 +85,8 @@ class Checking:
         parts: list[Future],
         strict_results: bool,
     ) -> None:
-        """``runs``: the course's pages (paths from the root) in its order, in runs; ``parts``:
-        the parse of each run (:func:`tools.course.parser.parse_files`), under way."""
+        """``runs``: the course's pages (paths from the root), in runs; ``parts``: the parse of
+        each run (:func:`tools.course.parser.parse_files`), under way."""
         self.root, self.docs, self.sources = root, docs, sources
         self._parts, self._strict_results = parts, strict_results
         self._part_of = {path: part for run, part in zip(runs, parts, strict=True) for path in run}
@@ -112,14 +115,19 @@ class Checking:
     def pages(self) -> Iterator[Page]:
         """The pages that parsed, in the course's order (that of the checked course's pages,
         the same objects), each as soon as its part is back; not yet checked together."""
-        for part in self._parts:
-            yield from (page for _, page, _ in part.result() if page is not None)
+        for path in self.sources.files:
+            page, _ = self._parse(path)
+            if page is not None:
+                yield page
 
     def page(self, docs_path: str) -> tuple[Page | None, list[CourseError]]:
         """The page at ``docs_path`` (from the docs folder) and its own problems, as soon as its
         part is back (the same object as the checked course's page); the course-wide rules are
         not checked yet. ``(None, [])`` for a file that is not one of the course's pages."""
-        path = (self.root / self.docs / docs_path).relative_to(self.root).as_posix()
+        return self._parse((self.root / self.docs / docs_path).relative_to(self.root).as_posix())
+
+    def _parse(self, path: str) -> tuple[Page | None, list[CourseError]]:
+        """:meth:`page` by the page's path from the root."""
         part = self._part_of.get(path)
         if part is not None and path not in self._parsed:
             self._parsed.update((rel, (page, errors)) for rel, page, errors in part.result())

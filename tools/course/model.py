@@ -12,7 +12,7 @@ import hashlib
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import ClassVar
+from typing import Any, ClassVar
 
 LANGUAGES = {"en": "English", "ur": "اردو"}
 
@@ -394,6 +394,8 @@ class SiteSyntax:
     # a page's text -> the lines at its top read as page metadata, and their YAML (None when
     # they are MultiMarkdown-style "Key: value" lines); (0, None) when it has none
     metadata: Callable[[str], tuple[int, str | None]]
+    # a page's path in the docs folder -> its key in the order the site generator reads pages
+    reading_order: Callable[[str], Any]
 
 
 @dataclass(frozen=True)

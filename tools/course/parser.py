@@ -143,11 +143,16 @@ def parse_files(
         if error:
             out.append((rel, None, [error]))
             continue
-        docs_path = (root / rel).relative_to(root / docs_dir).as_posix()
-        page, page_errors = parse_page(rel, docs_path, text, languages=languages, syntax=syntax)
+        in_docs = path_in_docs(root, docs_dir, rel)
+        page, page_errors = parse_page(rel, in_docs, text, languages=languages, syntax=syntax)
         page_errors.extend(includes.check(root, rel, list(page.lines), syntax=syntax))
         out.append((rel, page, page_errors))
     return out
+
+
+def path_in_docs(root: Path, docs_dir: str, path: str) -> str:
+    """A page's path in the docs folder (its site path), from its path from ``root``."""
+    return (root / path).relative_to(root / docs_dir).as_posix()
 
 
 def parse_page(

@@ -89,6 +89,15 @@ def metadata(text: str) -> tuple[int, str | None]:
     return (taken.count("\n") + (not taken.endswith("\n")) if data else 0), None
 
 
+def reading_order(docs_path: str) -> tuple[tuple[int, tuple[bool, str] | str], ...]:
+    """The key of a page (its path in the docs folder) in the order MkDocs reads the pages: the
+    order ``mkdocs.structure.files.get_files`` walks the docs folder in, top-down, each folder's
+    files (``index`` or ``README`` first, then by name) before its subfolders (by name)."""
+    *folders, name = docs_path.split("/")
+    stem = name.rsplit(".", 1)[0]
+    return (*((1, folder) for folder in folders), (0, (stem not in ("index", "README"), name)))
+
+
 MKDOCS = SiteSyntax(
     heading_id=heading_id,
     urdu_heading_id=urdu_heading_id,
@@ -96,4 +105,5 @@ MKDOCS = SiteSyntax(
     include_target=include_target,
     has_section=has_section,
     metadata=metadata,
+    reading_order=reading_order,
 )

@@ -98,6 +98,64 @@ def test_a_build_parses_each_page_once_and_a_no_op_rebuild_redoes_none_of_the_ho
     assert len(counted["scan"]) == 1  # the other pages came out as before
 
 
+def test_the_plugin_keeps_a_course_checked_whole_while_its_sources_stay_the_same(
+    tmp_path: Path, counted: dict[str, list], monkeypatch: pytest.MonkeyPatch
+):
+    """As under ``mkdocs serve``: one plugin object, several builds. The course it checked whole
+    is built again without a parse; one whose build stopped before that is parsed again (the
+    pool it was parsed in is gone)."""
+    from mkdocs.commands.build import build
+    from mkdocs.config import load_config
+    from mkdocs.exceptions import Abort
+
+    root = copy_course(tmp_path / "course")
+    shutil.rmtree(root / ".cache" / "build")  # each page rendered, not taken from the memo
+    pages = sorted(p.relative_to(root).as_posix() for p in (root / "docs").rglob("*.md"))
+    _parts_on_demand(monkeypatch, [])  # the first page fails while the others have not parsed
+    monkeypatch.chdir(root)
+    config = load_config(str(root / "mkdocs.yml"), site_dir=str(tmp_path / "site"))
+    config.plugins.on_startup(command="serve", dirty=False)
+    real_page = site_pages.render_page
+
+    def broken(page, *args, **kwargs):
+        raise site_pages.SiteError(f"{page.path}:1: broken on purpose")
+
+    monkeypatch.setattr(site_pages, "render_page", broken)
+    with pytest.raises(Abort):
+        build(config)
+    assert "docs/index.md" in counted["parse"]  # the page it read first, and its part's
+    assert len(counted["parse"]) < len(pages)
+    monkeypatch.setattr(site_pages, "render_page", real_page)
+    for parsed_again in (pages, []):
+        counted["parse"].clear()
+        build(config)
+        assert sorted(counted["parse"]) == parsed_again
+    assert (tmp_path / "site" / "index.html").is_file()
+
+
+def _parts_on_demand(monkeypatch: pytest.MonkeyPatch, events: list) -> None:
+    """Builds get a pool whose parse of each part runs here when the build first asks for it
+    (recorded in ``events``), and whose other jobs run here at once."""
+
+    class PartsOnDemand(background.Background):
+        def submit(self, fn, /, *args, **kwargs):
+            if fn is not parser.parse_files:
+                return background._done(fn, *args, **kwargs)
+
+            def parse():
+                events.append(("parsed", tuple(args[2])))
+                return fn(*args, **kwargs)
+
+            events.append(("sent", tuple(args[2])))
+            return _OnDemand(parse)
+
+    @contextlib.contextmanager
+    def pool():
+        yield PartsOnDemand()
+
+    monkeypatch.setattr(background, "build_pool", pool)
+
+
 class _OnDemand(Future):
     """A job that runs when its result is first asked for: the order of the asking shows."""
 
@@ -116,26 +174,12 @@ def test_mkdocs_reads_each_page_once_its_part_has_parsed_not_once_all_have(
 ):
     """The parse of a part of the pages runs here when the build first needs it (its other
     jobs run at once): MkDocs reads the first page while the last part has not parsed, before
-    the course is checked whole (once), and each part parses once."""
+    the course is checked whole (once); each part parses once, in the order the parts were sent
+    (the order MkDocs reads the pages in)."""
     root = copy_course(tmp_path / "course")
     shutil.rmtree(root / ".cache" / "build", ignore_errors=True)
     events: list[tuple[str, object]] = []
-
-    class PartsOnDemand(background.Background):
-        def submit(self, fn, /, *args, **kwargs):
-            if fn is not parser.parse_files:
-                return background._done(fn, *args, **kwargs)
-
-            def parse():
-                events.append(("parsed", tuple(args[2])))
-                return fn(*args, **kwargs)
-
-            return _OnDemand(parse)
-
-    @contextlib.contextmanager
-    def pool():
-        yield PartsOnDemand()
-
+    _parts_on_demand(monkeypatch, events)
     real_page, real_assemble = site_pages.render_page, parser.assemble
 
     def render_page(page, *args, **kwargs):
@@ -146,13 +190,14 @@ def test_mkdocs_reads_each_page_once_its_part_has_parsed_not_once_all_have(
         events.append(("checked whole", None))
         return real_assemble(*args, **kwargs)
 
-    monkeypatch.setattr(background, "build_pool", pool)
     monkeypatch.setattr(site_pages, "render_page", render_page)
     monkeypatch.setattr(parser, "assemble", assemble)
     cli.build_site(tmp_path / "site", root=root)
 
     kinds = [kind for kind, _ in events]
     parts = [run for kind, run in events if kind == "parsed" and run]
+    # MkDocs asks for the parts in the order they were sent: the order it reads the pages in
+    assert parts == [run for kind, run in events if kind == "sent" and run]
     pages = sorted(p.relative_to(root).as_posix() for p in (root / "docs").rglob("*.md"))
     assert sorted(path for run in parts for path in run) == pages  # each part parsed once
     assert len(parts) > 2

@@ -163,6 +163,16 @@ def test_urdu_card_keeps_its_text():
                 ("{#first} {#second}", "{#first}"),
             ]
         ),
+        *(  # on the question side: shown as text, with nothing applied
+            (
+                f"Good ::: card\nWhat makes a PR? {written} ::: Merge\n",
+                [
+                    f"{PATH}:2: {written} ends the flashcard's question: a card's explicit id "
+                    "goes after its answer ('question ::: answer {#some-id}')"
+                ],
+            )
+            for written in ("{#pr-quality}", "{.note}")
+        ),
         (
             "Good ::: card\nplain text in the same paragraph\n",
             [
@@ -348,6 +358,17 @@ def test_separator_inside_a_quiz_option_is_not_a_card():
             "   - [ ] a\n",
             "   - a\n",
             [f"{PATH}:15: an option starts with '[x] ' (correct) or '[ ] ' (wrong)"],
+        ),
+        *(  # shown as text, with nothing applied
+            (
+                "   - [ ] a\n",
+                f"   - [ ] a {written}\n",
+                [
+                    f"{PATH}:15: {written} ends an option: options take no attributes (a "
+                    "question's go after its text: '1. Which? {#some-id order=CADB}')"
+                ],
+            )
+            for written in ("{#opt-a}", "{order=AB}")
         ),
         (
             "2. And this?",

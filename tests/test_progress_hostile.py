@@ -253,7 +253,7 @@ def test_reviews_sharing_a_millisecond_get_unique_ids_in_order():
         ('{"format": "%s", "version": 1, "cards": {"x": NaN}}', "NaN is not a number"),
         (
             json.dumps(
-                progress.progress_document({"x": card([["2026-12-01T09:00:00Z", 3]])}, NOW, 20)
+                progress.progress_document({"x": card([["2026-12-01T09:00:00.000Z", 3]])}, NOW, 20)
             ).replace('"stability": 3.0', '"stability": 1e999'),
             'the item "x" has an invalid stability',
         ),

@@ -414,6 +414,10 @@ HOSTILE_CARDS = [
     ({"due": "0001-01-01T00:00:00.000Z"}, "has no valid due date"),
     ({"due": "+275760-09-13T00:00:00.000Z"}, "has no valid due date"),
     ({"due": "2026-02-31T09:00:00.000Z"}, "has no valid due date"),
+    # dates the page never writes (its own are toISOString's): Date.parse takes them
+    ({"due": "2026-12-01T09:00:00Z"}, "has no valid due date"),
+    ({"due": "2026-12-01T09:00:00.000+00:00"}, "has no valid due date"),
+    ({"log": [["2026-12-01T09:00:00Z", 3]]}, "has an invalid review log entry"),
     ({"log": [["3", 3]]}, "has an invalid review log entry"),
 ]
 

@@ -31,6 +31,7 @@ import itertools
 import json
 import math
 import os
+import re
 from pathlib import Path
 
 from ..buildkit.buildinfo import write_atomically
@@ -59,6 +60,8 @@ CARD_NUMBERS = (
 LARGEST_NUMBER = 1e9  # no count or interval of a real card comes near; beyond it, a hostile file
 LATEST_YEAR = 9000  # no review or due date comes near; a date past it is a hostile file's
 LATEST_MS = int(dt.datetime(LATEST_YEAR, 1, 1, tzinfo=dt.UTC).timestamp() * 1000)
+_EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
+_PAGE_DATE = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z")  # as _iso writes one
 
 
 class ProgressError(Exception):
@@ -84,12 +87,18 @@ def day_start_ms(day: dt.date) -> int:
 
 
 def _ms(iso: str) -> int:
-    """The moment the ISO date ``iso`` names, in ms. ValueError (TypeError where it is no
-    string) unless it is one the days here can be counted from: after 1970 began, before
-    LATEST_MS (Python's dates end with the year 9999, so a date near it has no local day)."""
+    """The moment the date ``iso`` names, in ms. ValueError (TypeError where it is no string)
+    unless it is written as the Review page writes dates and reads them on import (JavaScript's
+    ``toISOString``, :func:`_iso`: ``2026-12-01T09:00:00.000Z``), so that a file these tools
+    take the page takes too, and is one the days here can be counted from: after 1970 began,
+    before LATEST_MS (Python's dates end with the year 9999, so a date near it has no local
+    day)."""
     if not isinstance(iso, str):
         raise TypeError(f"{iso!r} is not a date")
-    ms = int(dt.datetime.fromisoformat(iso.replace("Z", "+00:00")).timestamp() * 1000)
+    if not _PAGE_DATE.fullmatch(iso):
+        raise ValueError(f"{iso} is not a date as the Review page writes one")
+    moment = dt.datetime.fromisoformat(iso.replace("Z", "+00:00"))
+    ms = (moment - _EPOCH) // dt.timedelta(milliseconds=1)
     if not 0 < ms < LATEST_MS:
         raise ValueError(f"{iso} is not a date from 1970 to {LATEST_YEAR}")
     return ms

@@ -62,6 +62,12 @@ def _card(src: Source, line0: int, raw: str, column: int) -> Card | None:
             f"{meant.group().strip()} ends the flashcard but is not its explicit id: a card "
             f"takes one, {{#some-id}}, of {ID_RULE}, with no spaces",
         )
+    if meant := TRAILING_ATTRIBUTES.search(front):
+        src.error(
+            line0,
+            f"{meant.group().strip()} ends the flashcard's question: a card's explicit id "
+            "goes after its answer ('question ::: answer {#some-id}')",
+        )
     if not front or not back:
         src.error(line0, f"flashcard has an empty {'question' if not front else 'answer'}")
         return None

@@ -200,6 +200,12 @@ def _options(src: Source, tokens: list[Token], index: int) -> list[Option]:
         if not text:
             src.error(line0, "an option has empty text")
             continue
+        if meant := TRAILING_ATTRIBUTES.search(text):  # shown as text, with nothing applied
+            src.error(
+                line0,
+                f"{meant.group().strip()} ends an option: options take no attributes "
+                "(a question's go after its text: '1. Which? {#some-id order=CADB}')",
+            )
         if len(options) == len(option_order.LETTERS):
             src.error(line0, f"a question has at most {len(option_order.LETTERS)} options")
             break

@@ -18,7 +18,7 @@ from mkdocs_course.benchmarks.registry import PageAsset
 from mkdocs_course.buildkit.buildinfo import ROOT
 from mkdocs_course.course import config as course_config
 from mkdocs_course.course import published
-from mkdocs_course.plugin import assets
+from mkdocs_course.plugin import assets, css_minify
 
 LESSON = "lessons/02-gradient-checkpointing.html"  # cards, no quiz (on its last page), no planner
 PLANNER = "lessons/02-part-3-measuring-and-choosing.html"
@@ -154,7 +154,8 @@ def test_split_takes_page_only_entries_out_and_of_picks_them_by_element():
 
 def test_the_course_holds_only_content_and_the_site_serves_the_plugins_files(built_site):
     """The engine's stylesheets, scripts, fonts and libraries are package data of the plugin
-    (tools/plugin/static/), served at assets/ as they are; the course's docs/ has none."""
+    (tools/plugin/static/), served at assets/ as they are (its stylesheets minified); the
+    course's docs/ has none."""
     assert not (ROOT / "docs" / "assets").exists()
     shipped = [path for path in assets.STATIC.rglob("*") if path.is_file()]
     assert {"course.css", "startup.js", "review/store.js", "vendor/ts-fsrs/index.umd.js"} <= {
@@ -162,7 +163,11 @@ def test_the_course_holds_only_content_and_the_site_serves_the_plugins_files(bui
     }
     for path in shipped:
         served = built_site / "assets" / path.relative_to(assets.STATIC)
-        assert served.read_bytes() == path.read_bytes(), served
+        if path.suffix == ".css":
+            minified = css_minify.minified(path.read_text("utf-8"), str(path))
+            assert served.read_text("utf-8") == minified, served
+        else:
+            assert served.read_bytes() == path.read_bytes(), served
     pyproject = (ROOT / "pyproject.toml").read_text("utf-8")
     assert '"mkdocs_course.plugin" = ["static/**/*"]' in pyproject  # installed with the plugin
 

@@ -33,6 +33,7 @@ from mkdocs_course.course import config as course_config
 from mkdocs_course.course import notes as course_notes
 from mkdocs_course.course.parser import parse_course
 from mkdocs_course.plugin.assets import STATIC
+from mkdocs_course.plugin.css_minify import minified
 from mkdocs_course.plugin.syntax import MKDOCS
 
 FIXTURE = ROOT / "tests" / "fixtures" / "second-course"
@@ -164,8 +165,10 @@ def test_the_second_course_gets_the_engines_files_from_the_installed_plugin(seco
     """It has no docs/assets of its own: the plugin adds its stylesheets, scripts and fonts to
     the site and to the pages; without a Review page, none of the review scripts."""
     assert not (FIXTURE / "docs" / "assets").exists()
-    for name in ("course.css", "course.js", "startup.js", "fonts/OFL.txt"):
+    for name in ("course.js", "startup.js", "fonts/OFL.txt"):
         assert (second_site / "assets" / name).read_bytes() == (STATIC / name).read_bytes(), name
+    css = minified((STATIC / "course.css").read_text("utf-8"), "course.css")
+    assert (second_site / "assets" / "course.css").read_text("utf-8") == css
     lesson = (second_site / "lessons" / "01-finding-your-way.html").read_text("utf-8")
     assert '<link rel="stylesheet" href="../assets/course.css">' in lesson
     assert '<script src="../assets/startup.js" defer>' in lesson

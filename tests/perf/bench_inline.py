@@ -25,6 +25,8 @@ from functools import partial
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
+from mkdocs_course.plugin.css_minify import minified
+
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = "/usr/bin/chromium"
 LESSON = "lessons/02-part-3-measuring-and-choosing.html"  # Lesson 2's quiz and planner
@@ -42,14 +44,19 @@ def added_bytes(site: Path) -> dict[str, int]:
         name: gz((assets / name).read_bytes())
         for name in ("review/inline.js", "review/schedule.js", "vendor/ts-fsrs/index.umd.js")
     }
+    # The site serves course.css minified (tools/plugin/css_minify.py): the grading styles are
+    # the source's section of them, and the bytes they add are those of the served sheet.
+    source = (ROOT / "tools" / "plugin" / "static" / "course.css").read_text("utf-8")
+    start = source.index("/* --- Grading on lesson pages")
+    grading = source[start : source.index("/* --- ", start + 1)]
     css = (assets / "course.css").read_text("utf-8")
-    start = css.index("/* --- Grading on lesson pages")
-    grading = css[start : css.index("/* --- ", start + 1)]
+    assert css == minified(source, "course.css"), "the site's course.css is not this checkout's"
+    without = minified(source.replace(grading, ""), "course.css")
     course = (assets / "course.js").read_text("utf-8")
     event = re.search(r"\n *// A new answer, for the grading.*\n.*\n", course).group()
     return {
         **loaded,
-        "course.css (grading styles)": gz(css.encode()) - gz(css.replace(grading, "").encode()),
+        "course.css (grading styles)": gz(css.encode()) - gz(without.encode()),
         "course.js (answer event)": gz(course.encode()) - gz(course.replace(event, "\n").encode()),
     }
 

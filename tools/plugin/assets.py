@@ -46,7 +46,7 @@ from mkdocs.structure.files import File, Files
 from selectolax.lexbor import LexborHTMLParser
 
 from ..benchmarks.registry import Declared, PageAsset
-from . import STATIC
+from . import STATIC, css_minify
 from .review import REVIEW_PAGE
 
 SITE_FOLDER = "assets"
@@ -158,7 +158,8 @@ def _deferred(path: str) -> ExtraScriptValue:
 def add_files(files: Files, config: MkDocsConfig, course: tuple[PageAsset, ...] = ()) -> None:
     """Add every file of ``static/`` that the course uses, and the ``course``'s benchmark assets
     (their paths relative to its ``mkdocs.yml``), to the site at ``assets/...``, unless the
-    course's docs have one at that path."""
+    course's docs have one at that path. The engine's stylesheets are served minified
+    (:mod:`tools.plugin.css_minify`); every other file as it is."""
     root = Path(config.config_file_path).resolve().parent
     engine = [
         (f"{SITE_FOLDER}/{path.relative_to(STATIC).as_posix()}", path)
@@ -167,9 +168,14 @@ def add_files(files: Files, config: MkDocsConfig, course: tuple[PageAsset, ...] 
     ]
     own = [(asset.site_path, root / asset.file) for asset in course]
     for uri, path in [*own, *engine]:
-        if _used(uri, config) and files.get_file_from_path(uri) is None:
-            file = File.generated(config, uri, abs_src_path=str(path))
-            # A copied source, as the theme's files are, not content made by the build: the
-            # build's output check then also fails a build that changed it (outputs.py).
-            file.generated_by = None
-            files.append(file)
+        if not _used(uri, config) or files.get_file_from_path(uri) is not None:
+            continue
+        if path.suffix == ".css" and path.is_relative_to(STATIC):  # the engine's: minified
+            text = css_minify.minified(path.read_text("utf-8"), str(path))
+            files.append(File.generated(config, uri, content=text))
+            continue
+        file = File.generated(config, uri, abs_src_path=str(path))
+        # A copied source, as the theme's files are, not content made by the build: the
+        # build's output check then also fails a build that changed it (outputs.py).
+        file.generated_by = None
+        files.append(file)

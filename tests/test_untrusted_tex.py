@@ -150,3 +150,19 @@ def test_tex_hidden_from_the_pages_tokens_in_a_card_or_quiz_is_an_error_at_its_l
         f"{PATH}:{line}: text that MathJax typesets as math (\\( \\), \\[ \\], \\begin{{}}) holds "
         "\\href: write math as $...$, within the allowed TeX commands"
     ]
+
+
+@pytest.mark.parametrize(
+    ("text", "line"),
+    [
+        # prose: the line where the formula opens, not the paragraph's first
+        ("# T\n\nOne line,\ntwo lines,\nthen &#92;(\\href{javascript:x}{y}&#92;) here.\n", 5),
+        ("# T\n\nOne line,\nthen &#92;(x +\n\\href{javascript:x}{y}&#92;) here.\n", 4),
+        # code: a fence's first line of text is the one below the fence
+        ("# T\n\n```text\nplain\n\\(\\href{javascript:x}{y}\\)\n```\n", 5),
+        ("# T\n\n    plain\n    \\(\\href{javascript:x}{y}\\)\n", 4),
+    ],
+)
+def test_a_problem_in_a_long_paragraph_or_code_block_is_reported_at_its_own_line(text, line):
+    found = messages(text)
+    assert len(found) == 1 and found[0].startswith(f"{PATH}:{line}: text that MathJax"), found

@@ -56,10 +56,25 @@ def rule(state: PageState) -> None:
         problem = unsafe_tex_in_text(text, unclosed=not code)
         if problem:
             state.src.error(
-                line0,
+                line0 + _line_of(text, code),
                 f"text that MathJax typesets as math (\\( \\), \\[ \\], \\begin{{}}) holds "
                 f"{problem}: write math as $...$, within the allowed TeX commands",
             )
+
+
+def _line_of(text: str, code: bool) -> int:
+    """The line of ``text`` (from 0) where its problem shows: the first whose text so far has
+    one (in prose, where the formula opens; in code, where it closes). Only a text with a
+    problem is read again, so the check costs nothing more where all is well."""
+    lines = text.split("\n")
+    return next(
+        (
+            i
+            for i in range(len(lines) - 1)
+            if unsafe_tex_in_text("\n".join(lines[: i + 1]), unclosed=not code) is not None
+        ),
+        len(lines) - 1,
+    )
 
 
 @cache
@@ -94,8 +109,8 @@ def _scan(tokens: Iterable[Token], offset: int = 0) -> tuple[list[Formula], list
         start = offset + token.map[0]
         if token.type.startswith("math_block"):
             formulas.append((token.content, start))
-        elif token.type in ("fence", "code_block"):
-            texts.append((token.content, start, True))
+        elif token.type in ("fence", "code_block"):  # a fence's text starts below its fence
+            texts.append((token.content, start + (token.type == "fence"), True))
         elif token.type == "inline":
             text = ""
             for child, line0 in inline_children(token):

@@ -13,7 +13,8 @@ from mkdocs_course.course import check
 from mkdocs_course.plugin.syntax import MKDOCS
 
 FIXTURE = ROOT / "tests" / "fixtures" / "second-course"
-LESSON = "  - 1 · Finding your way: lessons/01-finding-your-way.md\n"
+FIRST = "lessons/01-finding-your-way.md"
+LESSON = f"  - 1 · Finding your way: {FIRST}\n"
 EXTRA = "docs/lessons/02-extra.md"
 OUTSIDE = (
     f"{EXTRA}:1: no entry of mkdocs.yml's nav names this page, and the strict build refuses a "
@@ -52,6 +53,37 @@ def test_addresses_and_existing_files_in_nav_are_not_judged(tmp_path: Path):
     """MkDocs links an address as it is (an absolute path only at its "info" level)."""
     more = "  - Elsewhere: https://example.org/\n  - Root: /somewhere/\n  - ./index.md\n"
     assert checked(second_course(tmp_path, LESSON, LESSON + more)) == ""
+
+
+@pytest.mark.parametrize(
+    ("entry", "environment", "missing"),
+    [
+        ("!ENV [COURSE_NAV_PAGE, lessons/01-finding-your-way.md]", {}, None),
+        (
+            "!ENV [COURSE_NAV_PAGE, lessons/01-finding-your-way.md]",
+            {"COURSE_NAV_PAGE": "x.md"},
+            "x.md",
+        ),
+        ("!ENV [COURSE_NAV_PAGE, lessons/02-missing.md]", {}, "lessons/02-missing.md"),
+        ("!ENV COURSE_NAV_PAGE", {"COURSE_NAV_PAGE": "lessons/01-finding-your-way.md"}, None),
+    ],
+)
+def test_a_nav_entry_read_from_the_environment_is_judged_by_the_path_mkdocs_reads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, entry, environment, missing
+):
+    """``!ENV [NAME, default]`` is the variable's value, or the default: never NAME itself."""
+    monkeypatch.delenv("COURSE_NAV_PAGE", raising=False)
+    for name, value in environment.items():
+        monkeypatch.setenv(name, value)
+    course = second_course(tmp_path, LESSON, f"  - Read from the environment: {entry}\n")
+    found = checked(course).splitlines()
+    if missing is None:
+        assert found == []
+    else:
+        line = line_of(course, "Read from the environment")
+        assert found[0] == (
+            f"mkdocs.yml:{line}: nav: '{missing}': there is no page docs/{missing}"
+        ), found
 
 
 WARN = "validation:\n  omitted_files: warn\n"

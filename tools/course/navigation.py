@@ -12,6 +12,7 @@ from urllib.parse import urlsplit
 
 import pathspec  # MkDocs' own matcher of its gitignore-like settings (a dependency of MkDocs)
 import yaml
+import yaml_env_tag  # MkDocs' own reading of !ENV (a dependency of MkDocs)
 
 from .config import CONFIG_FILE, parse_yaml, yaml_nodes
 from .model import CourseError, Location
@@ -82,13 +83,26 @@ def problems(root: Path, docs_dir: str, pages: tuple[str, ...]) -> list[CourseEr
 
 def _nav_entries(node: yaml.Node) -> Iterator[tuple[str, int]]:
     """Each path or address in a ``nav`` node, with its line: a section is a title over a list,
-    an entry a path, with a title or without."""
+    an entry a path, with a title or without, or ``!ENV`` (the path MkDocs reads from it)."""
+    if node.tag == "!ENV":
+        value = yaml.load(yaml.serialize(node), Loader=_EnvLoader)
+        if isinstance(value, str):  # else MkDocs' own check of nav says what it is
+            yield value, node.start_mark.line + 1
+        return
     if isinstance(node, yaml.ScalarNode):
         yield node.value, node.start_mark.line + 1
     for item in node.value if isinstance(node, yaml.SequenceNode) else ():
         yield from _nav_entries(item)
     for _, value in node.value if isinstance(node, yaml.MappingNode) else ():
         yield from _nav_entries(value)
+
+
+class _EnvLoader(yaml.SafeLoader):
+    """YAML read as MkDocs reads ``!ENV``: an environment variable's value, or the default
+    after the variables' names (``!ENV [NAME, default]``), by MkDocs' own constructor."""
+
+
+yaml_env_tag.add_env_tag(_EnvLoader)
 
 
 def _nav_level(config: dict, key: str) -> str:

@@ -32,6 +32,13 @@ def test_jobs_run_in_another_process_and_their_errors_reach_the_build(jobs, monk
     assert jobs.submit(sum, [1, 2, 3]).result(timeout=60) == 6  # the worker survives a failure
 
 
+def test_workers_run_below_the_builds_priority(jobs, monkeypatch):
+    """MkDocs, in the build's process, is what the build waits for: the workers yield to it."""
+    monkeypatch.setattr(background, "_may_fork", lambda: True)
+    here = os.nice(0)
+    assert jobs.submit(os.nice, 0).result(timeout=60) == min(here + background.NICENESS, 19)
+
+
 def test_without_a_second_core_or_with_other_threads_jobs_run_here(jobs, monkeypatch):
     monkeypatch.setattr(background, "_may_fork", lambda: False)
     assert jobs.submit(os.getpid).result() == os.getpid()

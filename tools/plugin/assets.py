@@ -36,7 +36,7 @@ pages whose elements it styles.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -46,7 +46,7 @@ from mkdocs.structure.files import File, Files
 from selectolax.lexbor import LexborHTMLParser
 
 from ..benchmarks.registry import Declared, PageAsset
-from . import STATIC, css_minify
+from . import STATIC
 from .review import REVIEW_PAGE
 
 SITE_FOLDER = "assets"
@@ -155,11 +155,17 @@ def _deferred(path: str) -> ExtraScriptValue:
     return script
 
 
-def add_files(files: Files, config: MkDocsConfig, course: tuple[PageAsset, ...] = ()) -> None:
+def add_files(
+    files: Files,
+    config: MkDocsConfig,
+    course: tuple[PageAsset, ...],
+    minified: Callable[[str, str], str],
+) -> None:
     """Add every file of ``static/`` that the course uses, and the ``course``'s benchmark assets
     (their paths relative to its ``mkdocs.yml``), to the site at ``assets/...``, unless the
-    course's docs have one at that path. The engine's stylesheets are served minified
-    (:mod:`tools.plugin.css_minify`); every other file as it is."""
+    course's docs have one at that path. The engine's stylesheets are served as
+    ``minified(text, path)`` makes them (:mod:`tools.plugin.css_minify`); every other file as
+    it is."""
     root = Path(config.config_file_path).resolve().parent
     engine = [
         (f"{SITE_FOLDER}/{path.relative_to(STATIC).as_posix()}", path)
@@ -171,7 +177,7 @@ def add_files(files: Files, config: MkDocsConfig, course: tuple[PageAsset, ...] 
         if not _used(uri, config) or files.get_file_from_path(uri) is not None:
             continue
         if path.suffix == ".css" and path.is_relative_to(STATIC):  # the engine's: minified
-            text = css_minify.minified(path.read_text("utf-8"), str(path))
+            text = minified(path.read_text("utf-8"), str(path))
             files.append(File.generated(config, uri, content=text))
             continue
         file = File.generated(config, uri, abs_src_path=str(path))

@@ -1,7 +1,7 @@
 """The engine's stylesheets as the site serves them: without their comments and spare whitespace.
 
 A page's stylesheets block its first paint, and ``course.css``, which every page loads, is
-mostly comments (why each rule is there) and indentation. The sources keep both; the build
+in large part comments (why each rule is there) and indentation. The sources keep both; the build
 publishes the same rules in fewer bytes, as Material publishes its own stylesheets minified.
 
 Read with tinycss2 (CSS Syntax's tokenizer), so strings, URLs and escapes stay as they are.

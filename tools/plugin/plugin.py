@@ -92,7 +92,7 @@ class CoursePlugin(BasePlugin[CourseSettings]):
         them and links are validated. Both are made in the background and written in
         on_post_build. The engine's own files come from the plugin package, the course's
         benchmark assets from where it declares them (:func:`tools.plugin.assets.add_files`)."""
-        assets.add_files(files, config, self.build.course_assets)
+        assets.add_files(files, config, self.build.course_assets, self.build.minified_css)
         return self.build.add_files(files, config)
 
     @event_priority(-100)  # after every plugin's files

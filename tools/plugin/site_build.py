@@ -58,7 +58,7 @@ from ..course.model import Course
 from ..course.model import Page as CoursePage
 from ..render import mathml
 from . import assets as site_assets
-from . import lab, learning_path, offline, outputs, review
+from . import css_minify, lab, learning_path, offline, outputs, review
 from . import pages as site_pages
 from . import search as site_search
 from .pages import PageBlock
@@ -133,6 +133,11 @@ class SiteBuild:
             base = Path(jupyter.config["cache_dir"])
             version = f"{buildinfo.snippets_digest(self.root)}-{lab.settings_digest()}"
             jupyter.config["cache_dir"] = str(base / version)
+
+    def minified_css(self, text: str, name: str) -> str:
+        """An engine stylesheet as the site serves it (:func:`tools.plugin.css_minify.minified`),
+        kept for the next build."""
+        return self.memo.get("minified-css", (text,), lambda: css_minify.minified(text, name))
 
     def record_files(self, files: Files, config: MkDocsConfig) -> None:
         """Once every plugin has added its files: what MkDocs will copy, with its sources'

@@ -11,6 +11,7 @@ import contextlib
 import fcntl
 import functools
 import gc
+import gzip
 import io
 import json
 import os
@@ -139,10 +140,41 @@ class _QuietHandler(SimpleHTTPRequestHandler):
         """Silence the per-request log lines; failures show up in the browser instead."""
 
 
+class _GzipHandler(_QuietHandler):
+    """Sends text gzip-encoded to a browser that accepts it, as the host the site is published on
+    (GitHub Pages) does: a page-load benchmark then weighs what learners download."""
+
+    TEXT: ClassVar[set[str]] = {
+        "text/html",
+        "text/css",
+        "text/javascript",
+        "application/json",
+        "image/svg+xml",
+        "application/xml",
+    }
+
+    def send_head(self) -> Any:
+        path = Path(self.translate_path(self.path))
+        accepted = "gzip" in self.headers.get("Accept-Encoding", "")
+        kind = self.guess_type(str(path))
+        if not (accepted and kind in self.TEXT and path.is_file()):
+            return super().send_head()
+        body = gzip.compress(path.read_bytes(), mtime=0)
+        self.send_response(200)
+        self.send_header("Content-Type", kind)
+        self.send_header("Content-Encoding", "gzip")
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Vary", "Accept-Encoding")
+        self.end_headers()
+        return io.BytesIO(body)
+
+
 @contextlib.contextmanager
-def serve(directory: Path) -> Iterator[str]:
-    """Serve ``directory`` on 127.0.0.1 on a free port; yields the base URL (ending in '/')."""
-    handler = functools.partial(_QuietHandler, directory=str(directory))
+def serve(directory: Path, gzip_text: bool = False) -> Iterator[str]:
+    """Serve ``directory`` on 127.0.0.1 on a free port; yields the base URL (ending in '/').
+    With ``gzip_text``, text goes out gzip-encoded to browsers that accept it."""
+    kind = _GzipHandler if gzip_text else _QuietHandler
+    handler = functools.partial(kind, directory=str(directory))
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()

@@ -8,12 +8,14 @@ pages' heads and bodies: what they load, and how.
 
 from __future__ import annotations
 
+import gzip
 import re
+import urllib.request
 from pathlib import Path
 from types import SimpleNamespace
 
 import yaml
-from conftest import page_scripts
+from conftest import page_scripts, serve
 from mkdocs_course.benchmarks.registry import PageAsset
 from mkdocs_course.buildkit.buildinfo import ROOT
 from mkdocs_course.course import config as course_config
@@ -208,3 +210,24 @@ def test_the_plugin_puts_its_files_before_the_courses_own_and_keeps_one_it_lists
     assets.add_to_config(none)
     assert none.extra_css == list(assets.STYLES)
     assert [str(entry) for entry in none.extra_javascript] == list(assets.SCRIPTS)
+
+
+def test_the_page_load_benchmark_serves_text_gzipped_as_github_pages_does(built_site: Path) -> None:
+    """bench_pageload weighs pages as learners download them: text gzip-encoded to a browser that
+    accepts it, the same bytes once decoded; images, and browsers that accept no gzip, get the
+    file as it is."""
+
+    def get(url: str, accept: str) -> tuple[str | None, bytes]:
+        request = urllib.request.Request(url, headers={"Accept-Encoding": accept})
+        with urllib.request.urlopen(request) as response:
+            return response.headers["Content-Encoding"], response.read()
+
+    page, image = built_site / LESSON, built_site / "assets/images/favicon.png"
+    with serve(built_site, gzip_text=True) as url:
+        encoding, body = get(url + LESSON, "gzip, deflate")
+        assert encoding == "gzip" and gzip.decompress(body) == page.read_bytes()
+        assert len(body) < page.stat().st_size / 3
+        assert get(url + LESSON, "identity") == (None, page.read_bytes())
+        assert get(url + "assets/images/favicon.png", "gzip") == (None, image.read_bytes())
+    with serve(built_site) as url:
+        assert get(url + LESSON, "gzip") == (None, page.read_bytes())

@@ -1,27 +1,28 @@
-"""How fast pages load: Lighthouse (mobile) on this course's pages beside the same Markdown built
-by plain Material, and beside the engine at another commit.
+"""How fast pages load: Lighthouse (mobile) on this course's pages beside the same Markdown built by
+plain Material, and beside the engine at another commit.
 
-Run: ``.venv/bin/python tests/perf/bench_pageload.py [--runs R] [--old REF|none]
-[--page PATH ...] [--keep DIR]``. It is a benchmark that prints figures, not a test; it takes
-minutes. ``--keep`` copies Lighthouse's JSON reports into DIR, to read its diagnostics (the LCP
-element and its phases, main-thread work, fonts) beside the figures.
+Run: ``.venv/bin/python tests/perf/bench_pageload.py [--runs R] [--old REF|none] [--page PATH ...]
+[--keep DIR] [--raw]``. It is a benchmark that prints figures, not a test; it takes minutes.
+``--keep`` copies Lighthouse's JSON reports into DIR, to read its diagnostics (the LCP element and
+its phases, main-thread work, fonts) beside the figures.
 
 Three sites are built into a temporary folder: ``ours`` (``python -m tools.cli build`` of this
 checkout), ``plain`` (``mkdocs build`` of the same pages with the hook taken out of a copy of
 ``mkdocs.yml``, as in ``bench_scale.py``) and ``old`` (``--old REF``, by default where HEAD left
 main, built in a worktree of its own, removed afterwards). Each is served from 127.0.0.1 by the
-tests' local server (``tests/conftest.py``), in this process. Lighthouse (npm ``lighthouse``,
-installed into ``.cache/lighthouse`` by npm on the first run; Debian's ``/usr/bin/chromium``,
-or ``CHROME_PATH``) audits each page R times, the sites alternating within a round and their
-order reversed from one round to the next, so that they share the machine's load. Printed per
-page, a column per site and run: the four category scores, FCP, LCP, Speed Index, TBT, CLS, the
-bytes and requests the page loads, its render-blocking resources and elements, the HTML's size
-and the search index's, and when the trace shows the first paint. Last, per page, each site's
+tests' local server (``tests/conftest.py``), in this process, with text gzip-encoded as GitHub Pages
+sends it (``--raw``: uncompressed, so the page weight is the files' size). Lighthouse (npm
+``lighthouse``, installed into ``.cache/lighthouse`` by npm on the first run; Debian's
+``/usr/bin/chromium``, or ``CHROME_PATH``) audits each page R times, the sites alternating within a
+round and their order reversed from one round to the next, so that they share the machine's load.
+Printed per page, a column per site and run: the four category scores, FCP, LCP, Speed Index, TBT,
+CLS, the bytes and requests the page loads, its render-blocking resources and elements, the HTML's
+size and the search index's, and when the trace shows the first paint. Last, per page, each site's
 median performance and LCP, over all runs and over those that painted promptly
 (:data:`PROMPT_PAINT_MS`), and whether ours meets the bar against plain (:data:`BAR`).
 
-Lighthouse simulates a slow phone from the trace of a fast load, so other work on the machine
-moves every figure: the load average is printed with each round.
+Lighthouse simulates a slow phone from the trace of a fast load, so other work on the machine moves
+every figure: the load average is printed with each round.
 """
 
 from __future__ import annotations
@@ -231,12 +232,18 @@ def main() -> None:
     ap.add_argument("--old", help="the engine to compare with (default: where HEAD left main)")
     ap.add_argument("--page", action="append", help=f"site path to audit (default: {PAGES})")
     ap.add_argument("--keep", type=Path, help="folder to copy Lighthouse's JSON reports into")
+    ap.add_argument(
+        "--raw",
+        action="store_true",
+        help="serve text uncompressed (by default gzip-encoded, as GitHub Pages serves the site)",
+    )
     args = ap.parse_args()
     os.environ["NO_MKDOCS_2_WARNING"] = "1"
     command = lighthouse()
     version = subprocess.run([*command, "--version"], capture_output=True, text=True).stdout
     browser = subprocess.run([chromium(), "--version"], capture_output=True, text=True).stdout
     print(f"lighthouse {version.strip()}, {browser.strip()}, load average: {load_average()}")
+    print(f"text served {'uncompressed' if args.raw else 'gzip-encoded'}")
     pages = args.page or list(PAGES)
     with tempfile.TemporaryDirectory(prefix="bench-pageload-") as folder:
         tmp = Path(folder)
@@ -244,7 +251,7 @@ def main() -> None:
         print(f"sites built; load average: {load_average()}")
         results: dict[str, dict[str, dict[str, float]]] = {page: {} for page in pages}
         with contextlib.ExitStack() as stack:
-            urls = {name: stack.enter_context(serve(site)) for name, site in sites.items()}
+            urls = {n: stack.enter_context(serve(s, not args.raw)) for n, s in sites.items()}
             for number in range(1, args.runs + 1):
                 order = list(sites) if number % 2 else list(sites)[::-1]
                 for page in pages:

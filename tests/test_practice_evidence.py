@@ -256,6 +256,48 @@ def test_a_justification_needs_a_named_alternative_and_a_reason_tied_to_it(
         assert "names no alternative with a reason tied to it" in justified.missing[0]
 
 
+ERROR = issues.load(1234).quoted_error
+
+
+@pytest.mark.parametrize(
+    ("section", "text"),
+    [
+        ("Fix", "TODO"),
+        ("Fix", "…"),
+        ("Fix", "<!-- What did you change? What did you keep? -->"),
+        ("Fix", "<describe the change>"),  # a tag to GitHub: dropped
+        ("Problem", "Lorem ipsum dolor. Fixes #1234"),
+        ("Problem", "<!-- the error, quoted\n" + ERROR + "\nFixes #1234"),  # never closed
+    ],
+)
+def test_a_section_of_placeholders_or_of_what_github_hides_is_not_clear(section, text):
+    """A maintainer reads the body as GitHub shows it: HTML comments and tags are hidden."""
+    body = re.sub(rf"## {section}\n.*?\n\n", f"## {section}\n{text}\n\n", GOOD_BODY, flags=re.S)
+    clear = _score(body)["clear"]
+    assert clear.value == 0
+    assert any(
+        f"the ## {section} section says nothing GitHub would show" in m for m in clear.missing
+    )
+
+
+@pytest.mark.parametrize(
+    "fix",
+    [
+        "Reshape 1-D inputs with `x.view(1, -1)`; `Tensor<float>` callers are untouched.",
+        "```python\nx = x[None]  # <!-- 1-D: shown, in code -->\n```",
+        "1-D ان پٹ کو [1, N] بنایا۔ <!-- hidden -->",
+    ],
+)
+def test_code_and_words_around_hidden_markup_still_count(fix):
+    body = re.sub(r"## Fix\n.*?\n\n", f"## Fix\n{fix}\n\n", GOOD_BODY, flags=re.S)
+    assert _score(body)["clear"].value == 1, _score(body)["clear"].missing
+
+
+def test_github_shows_code_as_it_is_and_hides_comments_and_tags_in_prose():
+    body = "a <!-- b --> c <d e> `<f>`\n```\n<!-- g --> <h>\n```\n<!-- i\n\nj"
+    assert rubric.shown(body) == "a  c  `<f>`\n```\n<!-- g --> <h>\n```\n"
+
+
 def test_tested_needs_the_test_ci_ran():
     body = GOOD_BODY.replace("test_cosine_similarity_1d", "my test")
     assert (

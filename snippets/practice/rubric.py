@@ -2,7 +2,8 @@
 
 Each factor is 0 or 1 and comes with the evidence found (or missed), so the learner sees which
 factor sinks the product. ``correct`` is CI's verdict on the code; the other three are read from
-the body's structure: its four sections (Problem, Fix, Justification, Tests, headed in English
+the body's structure, as GitHub shows it (no HTML comments or tags; a Problem or Fix of
+placeholders says nothing): its four sections (Problem, Fix, Justification, Tests, headed in English
 or in Urdu), its ``Fixes #N`` lines, the tests CI ran, and the benchmark table with its unit.
 A Justification counts when one of its sentences names an alternative design (in code, or one
 the checker knows for the issue) and ties a reason to it in that same sentence.
@@ -45,6 +46,15 @@ REASON = re.compile(
 )
 SENTENCE = re.compile(r"(?<=[.!?؟۔])\s+|\n+")
 CODE_SPAN = re.compile(r"`([^`\n]+)`")
+FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})[^\n]*\n.*?(?:^ {0,3}\1[ \t]*$|\Z)", re.M | re.S)
+# What GitHub does not show of a body, outside code: HTML comments (one never closed hides the
+# rest) and raw HTML tags, which its sanitizer drops: a template's `<describe the problem>`.
+COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
+TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>`]*)?/?>")
+# Marks that hold a section's place and say nothing.
+PLACEHOLDER = re.compile(
+    r"\b(?:todo|tbd|fixme|xxx|wip|lorem|ipsum|dolor|amet|placeholder)\b|\.\.\.|…", re.I
+)
 TABLE_TOLERANCE = 0.10  # a body's figure may differ from CI's measurement by 10% of it
 MAX_BODY = 65536  # GitHub's limit on a pull request's body, in characters
 TOO_LONG = f"Body is too long (maximum is {MAX_BODY} characters)"  # GitHub's message
@@ -97,8 +107,30 @@ def read_body(path: Path) -> str:
     return body
 
 
+def shown(body: str) -> str:
+    """``body`` as GitHub shows it: what :data:`COMMENT` and :data:`TAG` match is taken out of
+    its prose; fenced code and code spans show as they are."""
+    out, last = [], 0
+    for fence in FENCE.finditer(body):
+        out += [_prose_shown(body[last : fence.start()]), fence.group()]
+        last = fence.end()
+    return "".join([*out, _prose_shown(body[last:])])
+
+
+def _prose_shown(text: str) -> str:
+    pieces = re.split(r"(`[^`\n]+`)", COMMENT.sub("", text))
+    return "".join(piece if i % 2 else TAG.sub("", piece) for i, piece in enumerate(pieces))
+
+
+def says_something(text: str) -> bool:
+    """Whether ``text`` holds a word beyond placeholders and ``Fixes #N`` lines."""
+    return bool(re.search(r"\w", CLOSING.sub(" ", PLACEHOLDER.sub(" ", text))))
+
+
 def sections(body: str) -> dict[str, str]:
-    """The text under each of the four headings (any level, English or Urdu), by name."""
+    """The text under each of the four headings (any level, English or Urdu), by name, as
+    GitHub shows it (:func:`shown`)."""
+    body = shown(body)
     found: dict[str, str] = {}
     current = None
     for line in body.splitlines():
@@ -156,8 +188,14 @@ def score(
         correct.missing.append("CI is not green (see Code + Tests): " + "; ".join(code_why[:2]))
 
     for name in ("problem", "fix"):
-        if parts.get(name):
+        if parts.get(name) and says_something(parts[name]):
             clear.evidence.append(f"a {name.title()} section ({len(parts[name].split())} words)")
+        elif name in parts:
+            clear.missing.append(
+                f"the ## {name.title()} section says nothing GitHub would show (placeholders "
+                "such as TODO or …, HTML comments and tags are hidden or say nothing): say "
+                + ("what is broken" if name == "problem" else "what you changed and kept")
+            )
         else:
             clear.missing.append(
                 f"no ## {name.title()} section: say "

@@ -454,7 +454,8 @@ def test_front_matter_is_allow_listed_key_by_key(front, line, problem):
     [
         (
             "---\ntitle: ok\nhide: [toc\n---\n# T\n",
-            f"{PATH}:4: front matter is not YAML: expected ',' or ']', but got '<stream end>'",
+            f"{PATH}:4: front matter is not YAML: expected ',' or ']', but got '<stream end>' "
+            "(while parsing a flow sequence started by '[' at line 3)",  # the line it opened on
         ),
         (
             "---\n- a list\n---\n# T\n",

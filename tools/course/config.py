@@ -40,7 +40,7 @@ import yaml
 
 from ..benchmarks import registry as benchmark_registry
 from ..buildkit import buildinfo
-from . import sanitize
+from . import sanitize, yaml_problems
 from .model import LANGUAGES, CourseConfig, CourseError, Location
 
 CONFIG_FILE = "mkdocs.yml"
@@ -226,9 +226,9 @@ def _read(root: Path) -> tuple[str, dict, dict, int]:
     try:
         config = parse_yaml(text) or {}
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        at = Location(CONFIG_FILE, mark.line + 1) if mark else where
-        raise CourseError(at, f"not valid YAML: {_yaml_problem(exc)}") from exc
+        line, problem = yaml_problems.located(exc)
+        at = Location(CONFIG_FILE, line) if line else where
+        raise CourseError(at, f"not valid YAML: {problem}") from exc
     course = plugin_settings(config)
     if course is None:
         moved = isinstance(config.get("extra"), dict) and "course" in config["extra"]
@@ -238,16 +238,6 @@ def _read(root: Path) -> tuple[str, dict, dict, int]:
             + (": extra.course moved there" if moved else ""),
         )
     return text, config, course, _line_of(text, f"{PLUGIN}:", _line_of(text, "plugins:", 1))
-
-
-def _yaml_problem(exc: yaml.YAMLError) -> str:
-    """What PyYAML found, and where the construct it was reading starts: the problem's line is
-    where the parser gave up, often lines after the mistake (a '[' never closed)."""
-    problem = getattr(exc, "problem", None) or str(exc)
-    context, mark = getattr(exc, "context", None), getattr(exc, "context_mark", None)
-    if not (context and mark):
-        return problem
-    return f"{problem} ({context} started by {mark.buffer[mark.pointer]!r} at line {mark.line + 1})"
 
 
 def load(root: Path) -> CourseConfig:

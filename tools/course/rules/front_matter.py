@@ -14,6 +14,7 @@ from typing import Any
 
 import yaml
 
+from .. import yaml_problems
 from .source import Source
 
 _TEXT_KEYS = ("title", "description")
@@ -48,9 +49,8 @@ def read(src: Source, lines: int, text: str | None) -> FrontMatter:
         node = loader.get_single_node()  # the keys' lines
         data = loader.construct_document(node) if node else None
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        problem = getattr(exc, "problem", None) or str(exc)
-        src.error(1 + (mark.line if mark else 0), f"front matter is not YAML: {problem}")
+        line, problem = yaml_problems.located(exc, first_line=2)  # below the opening '---'
+        src.error((line or 2) - 1, f"front matter is not YAML: {problem}")
         return FrontMatter(lines, None)
     finally:
         loader.dispose()

@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from mkdocs_course import cli as course_cli
 from mkdocs_course.buildkit.buildinfo import ROOT
 
 
@@ -268,3 +269,13 @@ def test_a_practice_command_that_fails_to_import_is_named_not_a_traceback(tmp_pa
         "practice: mkdocs.yml: practice_cli: cannot import 'drills.run' "
         "(RuntimeError: broken on import)\n"
     )
+
+
+def test_the_help_names_every_command_in_whole_sentences():
+    """``python -m tools --help`` opens with the module's first paragraph: every command named
+    in it, and the sentence not cut off where a line of the docstring happened to end."""
+    parser = course_cli.argument_parser()
+    commands = next(a for a in parser._actions if a.choices).choices
+    assert parser.description.endswith(".")
+    for command in commands:
+        assert command in parser.description, command

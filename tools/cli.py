@@ -1,13 +1,14 @@
-"""``python -m tools build|check|deck|progress|serve|test|vendor``: the maintainer's, author's
-and learner's entry points.
+"""The course's commands, for its maintainers, authors and learners: build, check, deck, vendor,
+progress, serve, test and practice.
 
-Each command is a small function; ``main`` only dispatches. ``build`` never measures: it renders
-the committed benchmark results (see ``tests/test_benchmarks*.py`` for how they are made), and it
-runs MkDocs in this process (:mod:`tools.plugin.mkdocs_build`). ``vendor`` refreshes the site's
-vendored browser code (:mod:`tools.plugin.vendor`). ``progress`` moves a learner's reviews between
-the Review page and Anki, with their schedule (:mod:`tools.anki.progress` and its routes).
-``--course DIR`` points ``check``, ``deck`` and ``build`` at another course (a folder with its
-own ``mkdocs.yml`` and ``docs/``); the default is the course in the current folder.
+``python -m tools COMMAND``: each command is a small function; ``main`` only dispatches. ``build``
+never measures: it renders the committed benchmark results (see ``tests/test_benchmarks*.py`` for
+how they are made), and it runs MkDocs in this process (:mod:`tools.plugin.mkdocs_build`).
+``vendor`` refreshes the site's vendored browser code (:mod:`tools.plugin.vendor`). ``progress``
+moves a learner's reviews between the Review page and Anki, with their schedule
+(:mod:`tools.anki.progress` and its routes). ``--course DIR`` points ``check``, ``deck`` and
+``build`` at another course (a folder with its own ``mkdocs.yml`` and ``docs/``); the default is the
+course in the current folder.
 """
 
 from __future__ import annotations
@@ -304,7 +305,8 @@ def _course_dir(value: str) -> Path:
 def argument_parser() -> argparse.ArgumentParser:
     from .plugin import vendor  # standard library only: cheap to import for the help text
 
-    ap = argparse.ArgumentParser(prog="python -m tools", description=__doc__.splitlines()[0])
+    summary = " ".join(__doc__.split("\n\n")[0].split())  # the docstring's first paragraph
+    ap = argparse.ArgumentParser(prog="python -m tools", description=summary)
     course = argparse.ArgumentParser(add_help=False)
     course.add_argument(
         "--course",

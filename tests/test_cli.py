@@ -279,3 +279,17 @@ def test_the_help_names_every_command_in_whole_sentences():
     assert parser.description.endswith(".")
     for command in commands:
         assert command in parser.description, command
+
+
+def test_each_commands_help_says_what_it_does_and_what_each_option_is():
+    parser = course_cli.argument_parser()
+    commands = next(a for a in parser._actions if a.choices)
+    listed = {action.dest: action.help for action in commands._choices_actions}
+    for name, command in commands.choices.items():
+        assert command.description and command.description == listed[name], name
+        unexplained = [
+            a.option_strings[-1]
+            for a in command._actions
+            if a.option_strings and a.dest != "help" and not a.help
+        ]
+        assert not unexplained, (name, unexplained)

@@ -315,34 +315,38 @@ def argument_parser() -> argparse.ArgumentParser:
         metavar="DIR",
         help="the course's folder (its mkdocs.yml and docs/); default: the current folder",
     )
-    sub = ap.add_subparsers(dest="command", required=True)
-    p = sub.add_parser("build", parents=[course], help="build the site and the deck into site/")
-    p.add_argument("--site-dir", help="default: site/ in the course's folder")
-    p.add_argument(
+    results = argparse.ArgumentParser(add_help=False)
+    results.add_argument(
         "--strict-results",
         action="store_true",
         help="fail on benchmark results older than the code that made them",
     )
+    sub = ap.add_subparsers(dest="command", required=True)
+
+    def command(name: str, about: str, *parents: argparse.ArgumentParser) -> Any:
+        """A subcommand whose own --help opens with what it does, as the list above says it."""
+        return sub.add_parser(name, parents=list(parents), help=about, description=about)
+
+    p = command("build", "build the site and the deck into site/", course, results)
+    p.add_argument("--site-dir", help="default: site/ in the course's folder")
     p.set_defaults(func=cmd_build)
-    p = sub.add_parser(
-        "check", parents=[course], help="validate all course sources; writes nothing"
-    )
-    p.add_argument("--strict-results", action="store_true")
+    p = command("check", "validate all course sources; writes nothing", course, results)
     p.set_defaults(func=cmd_check)
-    p = sub.add_parser("deck", parents=[course], help="write only the Anki deck")
+    p = command("deck", "write only the Anki deck", course)
     p.add_argument("-o", "--output", help="default: build/<deck file name> in the course's folder")
     p.set_defaults(func=cmd_deck)
-    p = sub.add_parser(
-        "vendor", help="refresh the vendored browser packages from npm and check their integrity"
+    p = command(
+        "vendor", "refresh the vendored browser packages from npm and check their integrity"
     )
     p.add_argument("package", nargs="?", choices=sorted(vendor.PACKAGES), help="default: all")
     p.add_argument("--version", help="move the pin to this version (default: the recorded one)")
     p.set_defaults(func=cmd_vendor)
-    p = sub.add_parser(
+    p = command(
         "progress",
-        parents=[course],
-        help="Review page progress to an Anki package with its schedule (to-anki), or an Anki "
-        "export to a progress file the Review page imports (from-anki)",
+        "move reviews and their schedule between the Review page and Anki: to-anki, a package "
+        "for a collection without the course; into-anki, into your own collection; from-anki, "
+        "an Anki export to a progress file the Review page imports",
+        course,
     )
     p.add_argument("direction", choices=["to-anki", "into-anki", "from-anki"])
     p.add_argument(
@@ -356,16 +360,16 @@ def argument_parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", help="default: the input's name with .apkg or .json")
     p.add_argument("--force", action="store_true", help="replace an existing output file")
     p.set_defaults(func=cmd_progress)
-    p = sub.add_parser(
+    p = command(
         "serve",
-        parents=[course],
-        help="live-reloading preview with the build's checks and warnings; a failed build "
-        "answers the browser with its error",
+        "live-reloading preview with the build's checks and warnings; a failed build answers "
+        "the browser with its error",
+        course,
     )
     p.add_argument("-a", "--dev-addr", metavar="IP:PORT", help="default: mkdocs.yml's dev_addr")
     p.set_defaults(func=cmd_serve)
-    sub.add_parser("test", help="run the test suite (arguments go to pytest)")
-    sub.add_parser("practice", help="the practice workspace: start DIR, status, claim N, check")
+    command("test", "run the test suite (arguments go to pytest)")
+    command("practice", "the practice workspace: start DIR, status, claim N, check")
     return ap
 
 

@@ -7,8 +7,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from mkdocs_course import cli as course_cli
 from mkdocs_course.buildkit.buildinfo import ROOT
+
+from snippets.practice import cli as practice_cli
 
 
 def cli(*args: str) -> subprocess.CompletedProcess[str]:
@@ -271,18 +274,24 @@ def test_a_practice_command_that_fails_to_import_is_named_not_a_traceback(tmp_pa
     )
 
 
-def test_the_help_names_every_command_in_whole_sentences():
-    """``python -m tools --help`` opens with the module's first paragraph: every command named
-    in it, and the sentence not cut off where a line of the docstring happened to end."""
-    parser = course_cli.argument_parser()
+# The course engine's commands, and the practice workspace's (the course's own, in snippets/).
+PARSERS = [course_cli.argument_parser, practice_cli.argument_parser]
+
+
+@pytest.mark.parametrize("make", PARSERS, ids=["tools", "practice"])
+def test_the_help_names_every_command_in_whole_sentences(make):
+    """``--help`` opens with the module's first paragraph or line: every command named in it,
+    and the sentence not cut off where a line of the docstring happened to end."""
+    parser = make()
     commands = next(a for a in parser._actions if a.choices).choices
     assert parser.description.endswith(".")
     for command in commands:
         assert command in parser.description, command
 
 
-def test_each_commands_help_says_what_it_does_and_what_each_option_is():
-    parser = course_cli.argument_parser()
+@pytest.mark.parametrize("make", PARSERS, ids=["tools", "practice"])
+def test_each_commands_help_says_what_it_does_and_what_each_option_is(make):
+    parser = make()
     commands = next(a for a in parser._actions if a.choices)
     listed = {action.dest: action.help for action in commands._choices_actions}
     for name, command in commands.choices.items():

@@ -1,4 +1,4 @@
-"""``practice start|status|claim|pr open|check|reset``: the practice workspace's commands.
+"""The practice workspace's commands: start, status, check, claim, pr open, reply and reset.
 
 The same entry point serves ``python3 -m tools practice ...`` in the course's repository (its
 ``practice_cli`` setting) and
@@ -200,32 +200,33 @@ def argument_parser() -> argparse.ArgumentParser:
         help="the workspace (default: the current folder)",
     )
     sub = ap.add_subparsers(dest="command", required=True)
-    p = sub.add_parser("start", help="make a practice workspace in DIR (a new folder)")
+
+    def command(name: str, about: str) -> argparse.ArgumentParser:
+        """A subcommand whose own --help opens with what it does, as the list above says it."""
+        return sub.add_parser(name, help=about, description=about)
+
+    p = command("start", "make a practice workspace in DIR (a new folder)")
     p.add_argument("dir")
     p.add_argument("--name", help="your name for commits and sign-offs (default: git's user.name)")
     p.add_argument("--email", help="your email (default: git's user.email)")
     p.set_defaults(func=cmd_start)
-    sub.add_parser("status", help="the nine steps, their state and the next hint").set_defaults(
-        func=cmd_status
-    )
-    sub.add_parser("check", help="run the project's CI, bot and reviewer").set_defaults(
-        func=cmd_check
-    )
-    p = sub.add_parser("claim", help="comment on issue N that you are working on it")
+    command("status", "the nine steps, their state and the next hint").set_defaults(func=cmd_status)
+    command("check", "run the project's CI, bot and reviewer").set_defaults(func=cmd_check)
+    p = command("claim", "comment on issue N that you are working on it")
     p.add_argument("number", type=int)
     p.add_argument(
         "-m", "--message", default="I'd like to work on this.", help="the comment (say your plan)"
     )
     p.set_defaults(func=cmd_claim)
-    p = sub.add_parser("pr", help="`pr open BODYFILE`: open (or update) your pull request")
+    p = command("pr", "`pr open BODYFILE`: open (or update) your pull request")
     p.add_argument("action", choices=["open"])
     p.add_argument("body", metavar="BODYFILE")
     p.set_defaults(func=cmd_pr)
-    p = sub.add_parser("reply", help="answer review comment K with a reason (CONTRIBUTING §6)")
+    p = command("reply", "answer review comment K with a reason (CONTRIBUTING §6)")
     p.add_argument("comment", type=int, metavar="K")
     p.add_argument("-m", "--message", required=True, help="the reason")
     p.set_defaults(func=cmd_reply)
-    p = sub.add_parser("reset", help="undo one step: " + ", ".join(workspace.RESETTABLE))
+    p = command("reset", "undo one step: " + ", ".join(workspace.RESETTABLE))
     p.add_argument("step")
     p.set_defaults(func=cmd_reset)
     return ap

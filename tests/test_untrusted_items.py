@@ -130,6 +130,35 @@ def test_a_fence_never_closed_is_an_error_at_its_opening_line(text, line, fence)
     ]
 
 
+@pytest.mark.parametrize(
+    "text, line, fence, where",
+    [
+        ("!!! note\n\n    ```python\n    x = 1\n\nAfter.\n", 5, "```", "an admonition's body"),
+        ("Term\n:   Said.\n\n    ~~~~\n    x\n\nAfter.\n", 6, "~~~~", "a definition"),
+        ('??? tip "T"\n    Text.\n\n    ```\n    x\n', 6, "```", "an admonition's body"),
+    ],
+)
+def test_a_fence_never_closed_in_an_admonitions_body_is_an_error(text, line, fence, where):
+    """The site reads the body as Markdown: the fence's lines show as a paragraph, backticks
+    and all, while CommonMark reads the whole body as one indented code block."""
+    assert messages(f"# T\n\n{text}") == [
+        f"{PATH}:{line}: this {fence} code fence in {where} is never closed there: the site shows "
+        f"its lines as text, {fence} and all; end it with a line holding only {fence}, indented "
+        "as the body is"
+    ]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "!!! note\n\n    ```python\n    x = 1\n\n    y = 2\n    ```\n",  # a blank line in it
+        "Text.\n\n    ```\n    shown as code, as it is\n",  # an indented code block
+    ],
+)
+def test_a_fence_closed_in_the_body_or_shown_in_indented_code_passes(text):
+    assert messages(f"# T\n\n{text}") == []
+
+
 def test_cards_the_two_markdown_readers_disagree_on_are_all_reported_in_one_run():
     """The report's page: five cards missing from the deck, and ``check`` said ok."""
     text = (

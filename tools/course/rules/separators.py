@@ -2,24 +2,15 @@
 
 from __future__ import annotations
 
-import re
-
 from markdown_it.token import Token
 
-from . import html
+from . import html, indented
 from .source import PageState, Source
 from .tokens import SEPARATOR, separators_by_line, tokenizer
 
 _NESTED_CONTAINER = (
     "a ':::' block inside a list, quote or admonition is not a course item: put it at the top "
     "level, unindented"
-)
-# What the last line above an indented block says opened it, for the message.
-_OPENERS = (
-    (re.compile(r"^\s*(?:!!!|\?\?\?\+?)\s*[A-Za-z]"), "an admonition's body"),
-    (re.compile(r"^\s*:[ \t]"), "a definition"),
-    (re.compile(r"^\s*===\+?\s*[\"']"), "a content tab"),
-    (re.compile(r"^\s*\[\^[^\]]+\]:"), "a footnote"),
 )
 _HEADING = {
     "atx": (
@@ -94,11 +85,7 @@ def _in_indented_text(src: Source, line0: int, content: str) -> None:
     lost = _item_lines(content)
     if not lost:
         return
-    above = [line for line in src.lines[:line0] if line.strip()]
-    where = next(
-        (name for pattern, name in _OPENERS if above and pattern.match(above[-1])),
-        "an indented code block",
-    )
+    where = indented.body_of(src, line0) or "an indented code block"
     src.error(
         line0 + lost[0],
         f"':::' in indented text ({where}): CommonMark reads it as code, so no card or quiz "

@@ -234,3 +234,13 @@ def test_the_map_check_finds_a_folder_and_a_module_left_out(tmp_path):
         f"{MAP_HEADING}\n\n| folder | what |\n| --- | --- |\n| `tools/a/` | `one.py` |\n\n## Next\n"
     )
     assert unmapped(tmp_path) == ["tools/cli.py", "tools/a/data/", "tools/a/two.py", "tools/b/"]
+
+
+def test_the_readmes_tools_row_names_each_folder_of_tools():
+    """The README's "Where things live" names the engine's folders (``tools/X/``) as ``X/``: a
+    rename there is no ``tools/...`` path for the test above, so it is held here."""
+    readme = (ROOT / "README.md").read_text("utf-8").splitlines()
+    row = next(line for line in readme if line.startswith("| `tools/` |"))
+    named = set(re.findall(r"`(\w+)/`", row.split("|")[2]))
+    folders = {p.name for p in (ROOT / "tools").iterdir() if (p / "__init__.py").is_file()}
+    assert named == folders

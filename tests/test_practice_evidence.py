@@ -458,22 +458,28 @@ def test_test_discovery_follows_pytests_rules(learner: Learner):
     ]
 
 
-def test_an_empty_release_notes_file_says_nothing(learner: Learner):
+def test_a_release_notes_file_must_hold_its_line_for_the_release_notes(learner: Learner):
+    """CONTRIBUTING §7: ``Fixed: ...`` for a bug. An empty file, a placeholder, the other kind's
+    line, or the prefix alone says nothing; the line may be in Urdu after its prefix."""
     from snippets.practice import pr_review
 
     claimed_and_branched(learner)
     learner.fix_one_d()
     (learner.work / "changes").mkdir()
-    learner.write("changes/1237.md", "\n  \n")
-    learner.commit("Fix", "-s")
-    ws, head = _checked_head(learner)
-    change = pr_review.Change(ws.ci_git, ws.state["upstream_main"], head, {}, "bug", 1234, 1237)
-    assert pr_review.RULES_BY_KEY["news-fragment"].holds(change)
-    learner.write("changes/1237.md", "Fixed: `cosine_similarity` accepts 1-D vectors.\n")
-    learner.commit("Say it", "-s")
-    ws, head = _checked_head(learner)
-    change = pr_review.Change(ws.ci_git, ws.state["upstream_main"], head, {}, "bug", 1234, 1237)
-    assert not pr_review.RULES_BY_KEY["news-fragment"].holds(change)
+    for text, says in [
+        ("\n  \n", False),
+        ("TODO\n", False),
+        ("Fixed: …\n", False),
+        ("Fixed:\n", False),
+        ("Added: 1-D vectors.\n", False),  # a feature's line, for a bug fix
+        ("Fixed: `cosine_similarity` accepts 1-D vectors.\n", True),
+        ("<!-- notes -->\nFixed: `cosine_similarity` 1-D ویکٹر قبول کرتا ہے۔\n", True),
+    ]:
+        learner.write("changes/1237.md", text)
+        learner.commit(f"Notes: {text!r}", "-s")
+        ws, head = _checked_head(learner)
+        change = pr_review.Change(ws.ci_git, ws.state["upstream_main"], head, {}, "bug", 1234, 1237)
+        assert pr_review.RULES_BY_KEY["news-fragment"].holds(change) is not says, text
 
 
 @pytest.mark.slow  # CI runs the project's tests in subprocesses

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import ci
+from . import ci, rubric
 from .gitio import git, show
 from .wrongfixes import WRONG_FIXES
 
@@ -91,9 +91,20 @@ def _option_undocumented(change: Change) -> bool:
     return "checkpointing" not in change.docstring("simkit/model.py", "MLPStack")
 
 
+# The release-notes line CONTRIBUTING §7 asks for, by the issue's kind.
+NEWS_PREFIX = {"bug": "Fixed:", "feature": "Added:"}
+
+
 def _no_news_fragment(change: Change) -> bool:
-    text = show(change.repo, change.head, f"changes/{change.pr}.md")
-    return text is None or not text.strip()
+    """No ``changes/PR.md``, or none of its lines is the release-notes line for the change's kind
+    (``Fixed: ...`` for a bug, ``Added: ...`` for a feature) with words after it beyond
+    placeholders (:func:`.rubric.says_something`)."""
+    text = show(change.repo, change.head, f"changes/{change.pr}.md") or ""
+    prefix = NEWS_PREFIX.get(change.kind, "")
+    return not any(
+        line.strip().startswith(prefix) and rubric.says_something(line.strip()[len(prefix) :])
+        for line in text.splitlines()
+    )
 
 
 def _issue_unnamed_in_tests(change: Change) -> bool:
@@ -125,7 +136,8 @@ RULES = (
         _no_news_fragment,
         "changes/: now that the pull request has its number, add `changes/#PR.md` with its "
         "line for the release notes (`Fixed: ...` for a bug, `Added: ...` for a feature), "
-        "as CONTRIBUTING.md §7 asks; an empty file says nothing.",
+        "as CONTRIBUTING.md §7 asks; an empty file, or one of placeholders (TODO, …), says "
+        "nothing.",
     ),
     Rule(
         "wrong-fixes",

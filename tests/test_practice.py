@@ -24,6 +24,7 @@ from snippets.practice import cli, upstream
 from snippets.practice.upstream import section
 
 NAME, EMAIL = "Ada Lovelace", "ada@example.org"
+PLAN = "Plan: reshape 1-D inputs to [1, N]."  # a claim comment (CONTRIBUTING §1)
 GOOD_BODY = """## Problem
 `cosine_similarity` on two 1-D tensors crashes:
 IndexError: Dimension out of range (expected to be in range of [-1, 0], but got 1)
@@ -82,13 +83,15 @@ class Learner:
 
     def follow(self, out: str) -> list[str]:
         """Run the commands of the report's ``next:`` line as printed (in backticks), in work/
-        where the report was made; each must succeed. Returns them."""
+        where the report was made, with the learner's words where a hint leaves ``…`` (a claim's
+        plan: the checker refuses the ``…`` itself); each must succeed. Returns them."""
         line = next(line for line in out.splitlines() if line.startswith("next: "))
         commands = re.findall(r"`([^`]+)`", line)
         assert commands, line
         for command in commands:
+            filled = command.replace("…", "wrap each block in checkpoint()")
             done = subprocess.run(
-                ["bash", "-c", command], cwd=self.work, capture_output=True, text=True
+                ["bash", "-c", filled], cwd=self.work, capture_output=True, text=True
             )
             assert done.returncode == 0, (command, done.stdout, done.stderr)
         return commands
@@ -149,7 +152,7 @@ def learner(tmp_path: Path, capsys: pytest.CaptureFixture[str], zone: str) -> Le
 def claimed_and_branched(
     learner: Learner, issue: int = 1234, branch: str = "fix/1234-cosine-1d"
 ) -> None:
-    assert learner.practice("claim", str(issue), "-m", "I'd like to work on this.")[0] == 0
+    assert learner.practice("claim", str(issue), "-m", PLAN)[0] == 0
     learner.git("switch", "-q", "-c", branch)
 
 
@@ -307,7 +310,7 @@ def feature_body(table: str) -> str:
 
 
 def test_committing_on_main(learner: Learner):
-    learner.practice("claim", "1234")
+    learner.practice("claim", "1234", "-m", PLAN)
     learner.fix_one_d()
     learner.commit("Fix it on main", "-s")
     code, out = learner.practice("check")
@@ -359,9 +362,11 @@ def test_a_commit_authored_and_signed_off_by_someone_else(learner: Learner):
     assert "not by you" not in step(learner.practice("status")[1], "Code + Tests")
 
 
-@pytest.mark.parametrize("message", ["", "x", " ", "mine"])
-def test_a_claim_without_a_plan_is_refused(learner: Learner, message: str):
-    code, out = learner.practice("claim", "1234", "-m", message)
+@pytest.mark.parametrize("message", [None, "", "x", " ", "mine", "Plan: …", "TODO TBD"])
+def test_a_claim_without_a_plan_is_refused(learner: Learner, message: str | None):
+    """CONTRIBUTING §1 asks for the plan with the claim: the command writes none for the learner
+    (no ``-m``, no claim), and the hint's ``…`` or a placeholder is no plan."""
+    code, out = learner.practice("claim", "1234", *(() if message is None else ("-m", message)))
     assert code == 1 and "a claim comment says what you will do" in out
     assert "claimed #1234" not in step(learner.practice("status")[1], "Claim It")
 
@@ -369,7 +374,7 @@ def test_a_claim_without_a_plan_is_refused(learner: Learner, message: str):
 def test_a_claim_comment_emptied_in_the_state_is_refused(learner: Learner):
     claimed_and_branched(learner)
     path = learner.root / ".practice" / "state.json"
-    path.write_text(path.read_text("utf-8").replace("I'd like to work on this.", ""), "utf-8")
+    path.write_text(path.read_text("utf-8").replace(PLAN, ""), "utf-8")
     code, out = learner.practice("status")
     assert code == 1 and "comments: a claim without a plan" in out, out
 
@@ -384,7 +389,7 @@ def test_a_commit_before_the_claim(learner: Learner):
         check=True,
         env={**os.environ, "GIT_AUTHOR_DATE": "2026-01-01T00:00:00Z"},
     )
-    learner.practice("claim", "1234")
+    learner.practice("claim", "1234", "-m", PLAN)
     out = learner.practice("status")[1]
     assert "is older than your claim" in step(out, "Claim It")
 
@@ -498,7 +503,7 @@ def test_a_body_without_its_fixes_line(opened: Learner):
 
 
 def test_claiming_the_issue_someone_else_claimed(learner: Learner):
-    code, out = learner.practice("claim", "1236")
+    code, out = learner.practice("claim", "1236", "-m", PLAN)
     assert code == 0 and "duplicate: #1236 is already assigned to @sam-k" in out
     out = learner.practice("status")[1]
     assert "duplicate: #1236 was already claimed by @sam-k" in step(out, "Claim It")
@@ -556,7 +561,7 @@ def test_a_workspace_edited_by_hand(learner: Learner):
 
 
 def test_a_workspace_deleted_in_part(learner: Learner):
-    learner.practice("claim", "1234")
+    learner.practice("claim", "1234", "-m", PLAN)
     learner.write("notes.txt", "mine")
     subprocess.run(["rm", "-rf", str(learner.root / "fork.git")], check=True)
     out = learner.practice("status")[1]
@@ -577,7 +582,7 @@ def test_running_the_checker_outside_a_workspace(tmp_path: Path, capsys):
 def test_bad_arguments_get_messages(learner: Learner, tmp_path: Path):
     assert "there is no issue #99" in learner.practice("claim", "99")[1]
     assert "claim an issue first" in learner.practice("pr", "open", "x.md")[1]
-    learner.practice("claim", "1234")
+    learner.practice("claim", "1234", "-m", PLAN)
     assert "you already claimed #1234" in learner.practice("claim", "1234")[1]
     assert "never from main" in learner.practice("pr", "open", learner.body("x"))[1]
     learner.git("switch", "-q", "-c", "fix/1234-cosine-1d")

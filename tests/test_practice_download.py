@@ -56,7 +56,8 @@ def test_the_downloaded_workspace_starts_and_checks_without_the_course(tmp_path:
         "a@example.org",
         cwd=home,
     )
-    assert "commented on issues/1234.md" in run("practice.py", "claim", "1234", cwd=tmp_path / "ws")
+    claim = ("practice.py", "claim", "1234", "-m", "Plan: reshape 1-D inputs.")
+    assert "commented on issues/1234.md" in run(*claim, cwd=tmp_path / "ws")
     out = run("-m", "practice", "-C", str(tmp_path / "ws" / "work"), "status", cwd=home)
     assert "2. Claim It      passed" in out and "4. Branch        FAILED   you are on main" in out
     launcher = (tmp_path / "ws" / "practice.py").read_text("utf-8")

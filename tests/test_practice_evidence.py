@@ -23,6 +23,7 @@ import test_practice as lifecycle
 from test_practice import (
     GOOD_BODY,
     ONE_D_TEST,
+    PLAN,
     TIME_ZONES,
     Learner,
     answer_the_review,
@@ -128,7 +129,7 @@ def test_a_moved_and_renamed_workspace_keeps_working(learner: Learner, tmp_path:
 
 
 def test_an_absolute_remote_after_a_move_gets_a_one_line_fix(learner: Learner):
-    learner.practice("claim", "1234")
+    learner.practice("claim", "1234", "-m", PLAN)
     learner.git("remote", "set-url", "origin", "/nowhere/fork.git")  # as an old workspace had
     out = learner.practice("status")[1]
     assert "was the workspace moved?" in step(out, "Fork")
@@ -389,7 +390,7 @@ def test_the_benchmark_tells_right_rng_handling_from_wrong(tmp_path: Path):
 
 
 def test_a_push_to_upstream_is_refused_as_github_refuses_it(learner: Learner):
-    learner.practice("claim", "1234")
+    learner.practice("claim", "1234", "-m", PLAN)
     learner.fix_one_d()
     learner.commit("Fix on main", "-s")
     done = subprocess.run(

@@ -18,7 +18,16 @@ from pathlib import Path
 
 import pytest
 import test_practice as lifecycle
-from test_practice import EMAIL, GOOD_BODY, NAME, Learner, claimed_and_branched, pushed, step
+from test_practice import (
+    EMAIL,
+    GOOD_BODY,
+    NAME,
+    PLAN,
+    Learner,
+    claimed_and_branched,
+    pushed,
+    step,
+)
 
 learner, zone = lifecycle.learner, lifecycle.zone  # the lifecycle's fixtures
 
@@ -33,7 +42,7 @@ def assert_escaped(out: str, *shown: str) -> None:
 
 
 def test_control_characters_in_a_branch_name_are_escaped(learner: Learner):
-    learner.practice("claim", "1234")
+    learner.practice("claim", "1234", "-m", PLAN)
     learner.git("switch", "-q", "-c", "fix/1234-\u009b31m-\u202eevil")
     out = learner.practice("status")[1]
     assert "breaks the project's rule" in step(out, "Branch")
@@ -123,7 +132,7 @@ def test_an_issue_file_as_a_symlink_is_refused_by_claim_and_reset(learner: Learn
 def test_state_tmp_as_a_symlink_is_refused(learner: Learner, tmp_path: Path):
     outside = _outside(tmp_path)
     (learner.root / ".practice" / "state.tmp").symlink_to(outside / "keep.txt")
-    code, out = learner.practice("claim", "1234")
+    code, out = learner.practice("claim", "1234", "-m", PLAN)
     assert code == 1 and ".practice/state.tmp is a symbolic link" in out
     _unchanged(outside)
 
@@ -179,7 +188,7 @@ def test_ids_in_the_state_are_validated_before_any_path_is_made(
 
 
 def test_a_state_json_inside_work_is_never_trusted(learner: Learner):
-    learner.practice("claim", "1234")
+    learner.practice("claim", "1234", "-m", PLAN)
     fake = learner.work / ".practice"
     fake.mkdir()
     state = json.loads((learner.root / ".practice" / "state.json").read_text("utf-8"))

@@ -214,9 +214,7 @@ def argument_parser() -> argparse.ArgumentParser:
     command("check", "run the project's CI, bot and reviewer").set_defaults(func=cmd_check)
     p = command("claim", "comment on issue N that you are working on it")
     p.add_argument("number", type=int)
-    p.add_argument(
-        "-m", "--message", default="I'd like to work on this.", help="the comment (say your plan)"
-    )
+    p.add_argument("-m", "--message", default="", help='the comment: your plan ("Plan: …")')
     p.set_defaults(func=cmd_claim)
     p = command("pr", "`pr open BODYFILE`: open (or update) your pull request")
     p.add_argument("action", choices=["open"])

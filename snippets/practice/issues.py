@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from . import upstream
+from . import rubric, upstream
 from .gitio import PracticeError
 
 
@@ -43,11 +43,14 @@ def now() -> str:
 
 def claim_problem(text: str) -> str | None:
     """Why a claim comment is not one, or None: the project's CONTRIBUTING.md §1 asks for the
-    plan with the claim, and an empty or one-word comment tells the others nothing."""
-    if len(text.split()) >= 2:  # "Plan: unsqueeze", the fewest words that can say what you do
+    plan with the claim, and an empty or one-word comment, or one of placeholders, tells the
+    others nothing. The command puts no words in the learner's mouth: no ``-m``, no claim."""
+    # "Plan: unsqueeze", the fewest words that can say what you do
+    if len(rubric.PLACEHOLDER.sub(" ", text).split()) >= 2:
         return None
+    said = f"not {text!r}" if text.strip() else "and this one says nothing"
     return (
-        f"a claim comment says what you will do (CONTRIBUTING.md §1: your plan), not {text!r}: "
+        f"a claim comment says what you will do (CONTRIBUTING.md §1: your plan), {said}: "
         '`./practice.py claim N -m "Plan: …"`'
     )
 

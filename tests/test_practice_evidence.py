@@ -524,6 +524,23 @@ def test_a_state_edited_to_merged_is_not_believed_and_reset_merge_forgets_it(lea
     assert "state: open" in (learner.root / "issues" / "1234.md").read_text("utf-8")
 
 
+@pytest.mark.parametrize(
+    ("reason", "accepted"),
+    [
+        ("The test's name says it is the 1-D crash of the issue.", True),
+        ("TODO TODO TODO TODO TODO TODO", False),
+        ("… … … … … … …", False),
+        ("Too short to say why.", False),
+    ],
+)
+def test_a_reason_answers_a_matter_of_taste_only_in_a_sentence_of_its_own(reason, accepted):
+    from snippets.practice import pr_review
+
+    comment = {"rule": "issue-in-test", "text": "tests: name the issue"}
+    answer = pr_review.reply(comment, reason)
+    assert (answer is None) is accepted, answer
+
+
 # --- hints that work as printed -------------------------------------------------------------------
 
 

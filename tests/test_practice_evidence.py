@@ -299,6 +299,23 @@ def test_github_shows_code_as_it_is_and_hides_comments_and_tags_in_prose():
     assert rubric.shown(body) == "a  c  `<f>`\n```\n<!-- g --> <h>\n```\n"
 
 
+@pytest.mark.parametrize(
+    "fixes", ["<!-- Fixes #1234 -->", "`Fixes #1234`", "> Fixes #1234", "```\nFixes #1234\n```"]
+)
+def test_a_fixes_line_github_does_not_act_on_links_nothing(fixes):
+    """GitHub closes no issue for a keyword in an HTML comment, in code or in a block quote: the
+    body is not clear, and the merge closes nothing (:func:`rubric.closes` serves both)."""
+    body = GOOD_BODY.replace("Fixes #1234", fixes)
+    clear = _score(body)["clear"]
+    assert clear.value == 0 and any("no `Fixes #1234` line" in m for m in clear.missing)
+    assert rubric.closes(body) == set()
+
+
+def test_every_closing_keyword_in_prose_counts():
+    assert rubric.closes(GOOD_BODY) == {1234}
+    assert rubric.closes("Fixes #1234, and resolves #1235.\nCLOSED #1236") == {1234, 1235, 1236}
+
+
 def test_tested_needs_the_test_ci_ran():
     body = GOOD_BODY.replace("test_cosine_similarity_1d", "my test")
     assert (

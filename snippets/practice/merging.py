@@ -59,11 +59,12 @@ def check_merge(ws: Workspace, facts: Facts, step: Step, act: bool, done: list[s
 
 
 def closed_by_merge(ws: Workspace, body: str) -> list[int]:
-    """The open issues a merge of ``body``'s pull request closes: one per ``Fixes #N`` line."""
+    """The open issues a merge of ``body``'s pull request closes: one per ``Fixes #N`` line
+    that GitHub acts on (:func:`.rubric.closes`)."""
     known = set(upstream.issue_numbers())
     return sorted(
         n
-        for n in {int(m) for m in rubric.CLOSING.findall(body)}
+        for n in rubric.closes(body)
         if n in known and not ws.state["issues"].get(str(n), {}).get("closed_by")
     )
 

@@ -122,6 +122,16 @@ def _prose_shown(text: str) -> str:
     return "".join(piece if i % 2 else TAG.sub("", piece) for i, piece in enumerate(pieces))
 
 
+def closes(body: str) -> set[int]:
+    """The issues a merge of ``body``'s pull request closes: each ``Fixes #N`` (or close,
+    resolve) where GitHub acts on it, in prose it shows; not in an HTML comment, code (a span or
+    a fenced block) or a block quote."""
+    text = FENCE.sub("\n", COMMENT.sub("", body))
+    text = CODE_SPAN.sub(" ", text)
+    prose = (line for line in text.splitlines() if not line.lstrip().startswith(">"))
+    return {int(n) for n in CLOSING.findall("\n".join(prose))}
+
+
 def says_something(text: str) -> bool:
     """Whether ``text`` holds a word beyond placeholders and ``Fixes #N`` lines."""
     return bool(re.search(r"\w", CLOSING.sub(" ", PLACEHOLDER.sub(" ", text))))
@@ -201,7 +211,7 @@ def score(
                 f"no ## {name.title()} section: say "
                 + ("what is broken" if name == "problem" else "what you changed and kept")
             )
-    links = {int(n) for n in CLOSING.findall(body)}
+    links = closes(body)
     if issue.number in links:
         clear.evidence.append(f"`Fixes #{issue.number}` links and will close the issue")
     elif links:
@@ -212,6 +222,7 @@ def score(
     else:
         clear.missing.append(
             f"no `Fixes #{issue.number}` line: the issue would not be linked or closed by the merge"
+            " (GitHub acts on none in an HTML comment, in code or in a quote)"
         )
     if issue.quoted_error:
         if issue.quoted_error in parts.get("problem", ""):

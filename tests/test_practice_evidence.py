@@ -311,6 +311,14 @@ def test_a_fixes_line_github_does_not_act_on_links_nothing(fixes):
     assert rubric.closes(body) == set()
 
 
+def test_a_heading_in_code_is_code_not_a_section():
+    fix = "Reshaped 1-D inputs; the template I followed:\n\n```markdown\n## Tests\nTODO\n```"
+    body = re.sub(r"## Fix\n.*?\n\n", f"## Fix\n{fix}\n\n", GOOD_BODY, flags=re.S)
+    parts = rubric.sections(body)
+    assert "## Tests\nTODO" in parts["fix"]
+    assert "test_cosine_similarity_1d" in parts["tests"]
+
+
 def test_every_closing_keyword_in_prose_counts():
     assert rubric.closes(GOOD_BODY) == {1234}
     assert rubric.closes("Fixes #1234, and resolves #1235.\nCLOSED #1236") == {1234, 1235, 1236}

@@ -143,8 +143,12 @@ def sections(body: str) -> dict[str, str]:
     body = shown(body)
     found: dict[str, str] = {}
     current = None
+    fence = None  # the open fence's marker: a '## ' line in code is code, not a heading
     for line in body.splitlines():
-        heading = re.match(r"#{1,6}\s+(\S+)", line)
+        marker = re.match(r" {0,3}(`{3,}|~{3,})", line)
+        if marker and (fence is None or marker.group(1).startswith(fence)):
+            fence = marker.group(1) if fence is None else None
+        heading = fence is None and not marker and re.match(r" {0,3}#{1,6}\s+(\S+)", line)
         if heading:
             current = HEADINGS.get(heading.group(1).lower().rstrip(":"))
             if current:

@@ -139,23 +139,23 @@ def says_something(text: str) -> bool:
 
 def sections(body: str) -> dict[str, str]:
     """The text under each of the four headings (any level, English or Urdu), by name, as
-    GitHub shows it (:func:`shown`)."""
+    GitHub shows it (:func:`shown`): a heading's line inside fenced code is code."""
     body = shown(body)
+    code = [fence.span() for fence in FENCE.finditer(body)]
     found: dict[str, str] = {}
     current = None
-    fence = None  # the open fence's marker: a '## ' line in code is code, not a heading
-    for line in body.splitlines():
-        marker = re.match(r" {0,3}(`{3,}|~{3,})", line)
-        if marker and (fence is None or marker.group(1).startswith(fence)):
-            fence = marker.group(1) if fence is None else None
-        heading = fence is None and not marker and re.match(r" {0,3}#{1,6}\s+(\S+)", line)
+    start = 0
+    for line in body.splitlines(keepends=True):
+        in_code = any(begin <= start < end for begin, end in code)
+        start += len(line)
+        heading = not in_code and re.match(r" {0,3}#{1,6}\s+(\S+)", line)
         if heading:
             current = HEADINGS.get(heading.group(1).lower().rstrip(":"))
             if current:
                 found.setdefault(current, "")
             continue
         if current:
-            found[current] += line + "\n"
+            found[current] += line
     return {name: text.strip() for name, text in found.items()}
 
 

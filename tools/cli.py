@@ -323,7 +323,9 @@ def argument_parser() -> argparse.ArgumentParser:
     )
     sub = ap.add_subparsers(dest="command", required=True)
 
-    def command(name: str, about: str, *parents: argparse.ArgumentParser) -> Any:
+    def command(
+        name: str, about: str, *parents: argparse.ArgumentParser
+    ) -> argparse.ArgumentParser:
         """A subcommand whose own --help opens with what it does, as the list above says it."""
         return sub.add_parser(name, parents=list(parents), help=about, description=about)
 

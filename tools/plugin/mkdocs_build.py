@@ -69,12 +69,7 @@ def _build(
     from mkdocs.exceptions import MkDocsException
 
     try:
-        try:
-            config = load_config(str(config_file), site_dir=str(site_dir), strict=True)
-        except MkDocsException:
-            if checked() is None:  # the course's report names the lines
-                raise SystemExit(1) from None
-            raise
+        config = load_config(str(config_file), site_dir=str(site_dir), strict=True)
         _course_plugin(config).use(course, pool, checked)
         config.plugins.on_startup(command="build", dirty=False)
         # MkDocs' settings and every module loaded so far live until the build ends: out of the
@@ -83,15 +78,13 @@ def _build(
         gc.freeze()
         try:
             build(config)
-        except MkDocsException:
-            if checked() is None:  # what MkDocs failed on, the course's report names first
-                raise SystemExit(1) from None
-            raise
         finally:
             gc.unfreeze()
             config.plugins.on_shutdown()
         return checked()
     except MkDocsException as exc:
+        if checked() is None:  # what MkDocs failed on, the course's report names with its lines
+            raise SystemExit(1) from None
         print(f"ERROR   -  {exc}", file=sys.stderr)
         raise SystemExit(f"mkdocs build failed; {site_dir.name} was discarded") from None
 

@@ -213,10 +213,8 @@ class SiteBuild:
         """The course's page of MkDocs' ``page``, as soon as it has parsed. One with problems,
         or with embeds (whose results the whole check reads), waits for the whole check."""
         found, problems = self.checking.page(page.file.src_uri)
-        if problems or (found is not None and found.embeds):
-            self.checked_course()
-        if self.course is None and self.checking.parsed:  # the last page is back
-            self.checked_course()
+        if problems or (found is not None and found.embeds) or self.checking.parsed:
+            self.checked_course()  # once: the last page is back, or this one needs all
         return found
 
     def publish(self, site: Path, name: str, data: bytes) -> None:

@@ -7,8 +7,11 @@ Each case is a ``path:line`` error, in ``check`` where the parser can see it, el
 
 from __future__ import annotations
 
+import markdown
 import pytest
+import yaml
 from conftest import copy_course
+from mkdocs_course.buildkit.buildinfo import ROOT
 from test_build import append, lesson, run_check, run_cli
 from test_parser import PATH, messages, parse
 
@@ -146,6 +149,17 @@ def test_a_fence_never_closed_in_an_admonitions_body_is_an_error(text, line, fen
         f"its lines as text, {fence} and all; end it with a line holding only {fence}, indented "
         "as the body is"
     ]
+
+
+def test_the_site_shows_a_fence_never_closed_in_an_admonitions_body_as_text():
+    """What the rule above reports is what the site does: Python-Markdown, with the course's
+    extensions (``mkdocs.yml``), shows the fence's lines as a paragraph, backticks and all."""
+    entries = yaml.safe_load((ROOT / "mkdocs.yml").read_text("utf-8"))["markdown_extensions"]
+    names = [next(iter(e)) if isinstance(e, dict) else e for e in entries]
+    configs = {next(iter(e)): next(iter(e.values())) for e in entries if isinstance(e, dict)}
+    site = markdown.Markdown(extensions=names, extension_configs=configs)
+    html = site.convert("!!! note\n\n    ```python\n    x = 1\n\nAfter.\n")
+    assert "<p>```python\nx = 1</p>" in html and "<code" not in html
 
 
 @pytest.mark.parametrize(

@@ -46,7 +46,7 @@ def claim_problem(text: str) -> str | None:
     plan with the claim, and an empty or one-word comment, or one of placeholders, tells the
     others nothing. The command puts no words in the learner's mouth: no ``-m``, no claim."""
     # "Plan: unsqueeze", the fewest words that can say what you do
-    if len(rubric.PLACEHOLDER.sub(" ", text).split()) >= 2:
+    if len(rubric.words(text)) >= 2:
         return None
     said = f"not {text!r}" if text.strip() else "and this one says nothing"
     return (

@@ -193,7 +193,7 @@ def reply(comment: dict[str, str], reason: str) -> str | None:
     """The maintainer's answer to a reason given instead of a commit: None when accepted."""
     if not RULES_BY_KEY[comment["rule"]].negotiable:
         return "this one is needed, a reason does not replace it: " + comment["text"]
-    if len(rubric.PLACEHOLDER.sub(" ", reason).split()) < MIN_REASON_WORDS:
+    if len(rubric.words(reason)) < MIN_REASON_WORDS:
         return f"say why in a sentence (at least {MIN_REASON_WORDS} words, not placeholders)"
     return None
 

@@ -126,10 +126,14 @@ def closes(body: str) -> set[int]:
     """The issues a merge of ``body``'s pull request closes: each ``Fixes #N`` (or close,
     resolve) where GitHub acts on it, in prose it shows; not in an HTML comment, code (a span or
     a fenced block) or a block quote."""
-    text = FENCE.sub("\n", COMMENT.sub("", body))
-    text = CODE_SPAN.sub(" ", text)
+    text = CODE_SPAN.sub(" ", FENCE.sub("\n", shown(body)))
     prose = (line for line in text.splitlines() if not line.lstrip().startswith(">"))
     return {int(n) for n in CLOSING.findall("\n".join(prose))}
+
+
+def words(text: str) -> list[str]:
+    """The words of ``text`` that are not placeholders (:data:`PLACEHOLDER`)."""
+    return PLACEHOLDER.sub(" ", text).split()
 
 
 def says_something(text: str) -> bool:
